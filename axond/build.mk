@@ -1,0 +1,1 @@
+# axond: filled in by its owner

@@ -1,0 +1,1 @@
+# common: filled in by its owner

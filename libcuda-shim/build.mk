@@ -1,0 +1,1 @@
+# libcuda-shim: filled in by its owner
