@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * axond's core types: the daemon, a client and the objects a client owns.
+ * Threads: the dispatcher (main thread) owns everything here except the
+ * fields marked "worker", which the backend's executor writes.
+ */
+#ifndef AXOND_H
+#define AXOND_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/axon.h>
+
+#include "handles.h"
+#include "rangemap.h"
+
+struct backend;
+struct work;
+
+/* How an op is accounted in the stats (the brief's call classes). */
+enum op_class {
+	OP_CLASS_SYNC,
+	OP_CLASS_DEFERRED,
+	OP_CLASS_LAST
+};
+
+#define LAT_BUCKETS 24	/* log2 microsecond buckets: <1us, <2us, ... */
+
+struct client_stats {
+	uint64_t ops[AXON_OP_LAST];
+	uint64_t by_class[OP_CLASS_LAST];
+	uint64_t crossings;	/* batches the dispatcher took */
+	uint64_t errors;
+	uint64_t bytes_htod, bytes_dtoh;
+	uint64_t lat_hist[LAT_BUCKETS];	/* sync op service time */
+};
+
+struct ctx {
+	uint64_t handle;
+	bool dying;
+	int device;
+	unsigned int flags;
+	struct stream *default_stream;
+	void *backend_priv;
+};
+
+struct stream {
+	uint64_t handle;
+	bool dying;		/* destroyed by the client, work still queued */
+	uint32_t slot;		/* frontier index == handle index */
+	struct ctx *ctx;
+	uint64_t submitted;	/* stream-ordered ops taken (dispatcher) */
+	uint64_t completed;	/* worker: ops finished */
+	bool is_default;
+	void *backend_priv;
+};
+
+struct event {
+	uint64_t handle;
+	bool dying;
+	struct ctx *ctx;
+	unsigned int flags;
+	uint64_t records;		/* records taken (dispatcher) */
+	_Atomic uint64_t done_records;	/* worker: records finished */
+	_Atomic uint64_t time_ns;	/* worker: time of the last record */
+};
+
+struct module {
+	uint64_t handle;
+	bool dying;
+	struct ctx *ctx;
+	unsigned int nfuncs;	/* functions handed out, still live */
+	void *backend_priv;
+};
+
+#define AXON_MAX_NAME 1024	/* kernel and global names */
+
+struct func {
+	uint64_t handle;
+	char *name;
+	struct module *module;
+	struct axon_func_info info;
+	void *backend_priv;
+};
+
+struct alloc {
+	uint64_t addr;
+	uint64_t len;
+	struct ctx *ctx;
+	bool daemon_owned;	/* module globals: freed with their module */
+};
+
+/* A stream-ordered operation waiting for a completion (sync callers). */
+struct pending_cqe {
+	uint64_t user_data;
+	uint32_t op;
+	uint64_t t_start;
+};
+
+struct client {
+	uint64_t id;
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	char comm[32];
+	uint64_t connect_ns;
+
+	int sock_fd;
+	int doorbell_fd;
+	int region_fd;
+	void *region;
+	size_t region_size;
+	struct axon_params params;
+	struct axon_client_page *cpage;		/* untrusted */
+	struct axon_daemon_page *dpage;
+	uint64_t *frontier;
+	const struct axon_sqe *sqes;		/* untrusted */
+	struct axon_cqe *cqes;
+	unsigned char *data;			/* untrusted */
+
+	uint32_t sq_mask, sq_entries, cq_mask, cq_entries;
+	uint32_t sq_head;	/* private copies of our indices */
+	uint32_t cq_tail;
+	uint32_t cq_owed;	/* taken non-deferred SQEs not yet posted */
+
+	struct handle_table ctxs, streams, events, modules, funcs;
+	/* Protects allocs and bytes_mapped: the worker validates kernel
+	 * pointer arguments against them. */
+	pthread_mutex_t alloc_lock;
+	struct rangemap allocs;
+	uint64_t bytes_mapped;
+	uint64_t mint_credit;	/* reserved for deferred MEM_MAP */
+	uint64_t mint_next_daemon;	/* daemon-minted addresses (globals) */
+
+	_Atomic uint32_t pending_error;	/* first latched error */
+	_Atomic int refs;		/* dispatcher + queued work */
+	bool dead;			/* disconnected; teardown under way */
+	_Atomic bool dead_for_worker;
+
+	void *backend_priv;
+	struct client_stats stats;
+	struct client *next, *prev;	/* the daemon's list */
+};
+
+struct axond_config {
+	const char *listen;
+	const char *backend;
+	uint64_t sim_mem;
+	unsigned int spin_us;
+	unsigned int max_clients;
+	uint64_t default_data_size;
+	uint64_t mint_credit;
+	uint64_t va_base;	/* first client window */
+	uint64_t va_size;	/* bytes of device addresses per client */
+	int verbose;
+};
+
+struct axond {
+	struct axond_config cfg;
+	const struct backend *backend;
+	void *backend_priv;
+	struct axon_info *info;
+	int info_fd;
+	int listen_fd;
+	int epoll_fd;
+	int signal_fd;
+	int worker_fd;		/* eventfd: the worker has completions */
+	char sock_path[108];
+
+	struct client *clients;	/* list head */
+	unsigned int nclients;
+	uint64_t next_client_id;
+	uint64_t next_va_slot;
+	uint64_t start_ns;
+
+	/* Device memory accounting (all clients): used + reserved credit. */
+	uint64_t mem_used;
+	uint64_t mem_reserved;
+
+	/* Completions from the worker, posted by the dispatcher. */
+	pthread_mutex_t done_lock;
+	struct done_entry *done_head, *done_tail;
+	_Atomic bool sleeping;
+
+	uint64_t total_ops;
+	uint64_t total_clients;
+	bool stop;
+};
+
+/* Runs on the dispatcher once every earlier queued work item finished. */
+typedef void (*release_fn)(struct axond *d, struct client *c, void *obj);
+
+struct done_entry {
+	struct client *client;
+	release_fn release;	/* NULL: post a completion */
+	void *obj;
+	uint64_t user_data;
+	uint32_t op;
+	int32_t res;
+	uint64_t aux0;
+	uint64_t t_start;
+	struct done_entry *next;
+};
+
+uint64_t axond_now_ns(void);
+
+/* tables.c */
+void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *arg),
+			   void *arg);
+
+/* client.c */
+struct client *client_create(struct axond *d, int sock_fd,
+			     const struct axon_hello *hello,
+			     struct axon_welcome *w);
+void client_get(struct client *c);
+void client_put(struct axond *d, struct client *c);
+void client_disconnect(struct axond *d, struct client *c);
+void client_latch_error(struct client *c, uint32_t res);
+
+/* dispatch.c */
+int dispatch_client(struct axond *d, struct client *c, unsigned int budget);
+void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
+		       int32_t res, uint64_t aux0, uint64_t aux1);
+void dispatch_wake_client(struct client *c);
+int dispatch_done_queue(struct axond *d);
+void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
+		       uint32_t op, int32_t res, uint64_t aux0, uint64_t aux1,
+		       uint64_t t_start);
+
+/*
+ * epoll tags: small constants for the daemon's own descriptors, EV_PENDING
+ * plus the fd for a connection that has not said hello, a client pointer
+ * for its socket, the pointer with EV_DOORBELL_BIT for its doorbell.
+ */
+#define EV_LISTEN	1ULL
+#define EV_SIGNAL	2ULL
+#define EV_WORKER	3ULL
+#define EV_PENDING	(1ULL << 62)
+#define EV_DOORBELL_BIT	1ULL
+
+/* server.c */
+int server_listen(struct axond *d);
+void server_accept(struct axond *d);
+void server_hello(struct axond *d, int fd);
+void server_close(struct axond *d);
+
+/* stats.c */
+int stats_render(struct axond *d, char **out, size_t *len);
+
+/* log.c */
+extern int axond_verbose;
+void axond_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define LOG_ERR 0
+#define LOG_WARN 1
+#define LOG_INFO 2
+#define LOG_DEBUG 3
+#define log_err(...)	axond_log(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)	axond_log(LOG_WARN, __VA_ARGS__)
+#define log_info(...)	axond_log(LOG_INFO, __VA_ARGS__)
+#define log_debug(...)	axond_log(LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seam between axond's dispatcher and a device backend ("sim", later
+ * "cuda"). The dispatcher validates every request against the client's own
+ * tables before it calls a backend; a backend never sees client memory it
+ * was not handed. Stream-ordered work goes through submit() and completes in
+ * stream order on the backend's executor, which then calls work_done().
+ */
+#ifndef AXOND_BACKEND_H
+#define AXOND_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "axond.h"
+
+enum work_type {
+	WORK_ADVANCE,		/* failed at validation: only keeps order */
+	WORK_HTOD,
+	WORK_DTOH,
+	WORK_DTOD,
+	WORK_MEMSET,
+	WORK_LAUNCH,
+	WORK_EVENT_RECORD,
+	WORK_WAIT_EVENT,
+	WORK_MARKER,		/* stream/context synchronisation point */
+	WORK_UNMAP,		/* release backing after earlier work */
+	WORK_RELEASE,		/* free an object after earlier work */
+};
+
+/* One unit of stream-ordered work, owned by the executor once submitted. */
+struct work {
+	enum work_type type;
+	struct client *client;		/* holds a reference */
+	struct stream *stream;		/* ordering stream, may be NULL */
+	bool counts;			/* advances the stream's frontier */
+	bool want_cqe;			/* post a completion when done */
+	bool reports_pending;		/* completion returns a latched error */
+	uint64_t user_data;
+	uint32_t op;
+	int32_t res;			/* preset error for WORK_ADVANCE */
+	uint64_t t_start;
+	union {
+		struct { uint64_t dst, src, len; } copy;  /* data offsets for host side */
+		struct {
+			uint64_t dst, width, height, pitch;
+			uint32_t value, elem_size;
+		} memset;
+		struct {
+			struct func *func;
+			uint32_t grid[3], block[3], shared_bytes;
+			void *args;		/* malloc'd copy */
+			uint32_t args_size;
+		} launch;
+		struct { struct event *event; } event;
+		struct { uint64_t addr, len; } unmap;
+		struct { release_fn fn; void *obj; } release;
+	};
+	struct work *next;
+};
+
+struct backend {
+	const char *name;
+	/* Fill the info page; start executors. */
+	int (*init)(struct axond *d, char *err, size_t errlen);
+	/* Drain and stop executors; free everything. */
+	void (*fini)(struct axond *d);
+	/* Per client: the device side of its VA window. */
+	int (*client_init)(struct axond *d, struct client *c);
+	/* Called once no work of the client is queued any more. */
+	void (*client_fini)(struct axond *d, struct client *c);
+	/* Back [addr, addr+len) of the client's window. */
+	int (*mem_map)(struct axond *d, struct client *c, uint64_t addr,
+		       uint64_t len);
+	int (*module_load)(struct axond *d, struct client *c, struct module *m,
+			   const void *image, size_t len, char *err,
+			   size_t errlen);
+	void (*module_unload)(struct axond *d, struct client *c,
+			      struct module *m);
+	/* Returns a CUresult; fills f->info and f->backend_priv. */
+	int (*module_get_func)(struct axond *d, struct client *c,
+			       struct module *m, const char *name,
+			       struct func *f);
+	int (*module_get_global)(struct axond *d, struct client *c,
+				 struct module *m, const char *name,
+				 uint64_t *addr, uint64_t *size);
+	int (*func_get_attr)(struct axond *d, struct func *f, int attr,
+			     int64_t *value);
+	/* Frees f->backend_priv. */
+	void (*func_free)(struct axond *d, struct func *f);
+	/* Queue stream-ordered work; never fails (errors land in w->res). */
+	void (*submit)(struct axond *d, struct work *w);
+};
+
+extern const struct backend sim_backend;
+
+const struct backend *backend_find(const char *name);
+
+/* Called by a backend's executor when a work item has finished with res. */
+void work_done(struct axond *d, struct work *w, int32_t res);
+
+/*
+ * Mint a daemon-owned range in the client's window (module globals).
+ * Dispatcher thread only.
+ */
+int client_mint_daemon(struct axond *d, struct client *c, struct ctx *ctx,
+		       uint64_t len, uint64_t *addr);
+void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr);
+
+/* Whether [addr, addr+len) lies inside one live allocation of the client.
+ * Any thread (takes the client's alloc_lock). */
+bool client_range_valid(struct client *c, uint64_t addr, uint64_t len);
+
+#endif

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A client's life: created from a hello on the socket (region, doorbell,
+ * identity, tables, backend state), torn down when it disconnects or dies.
+ *
+ * References: the dispatcher holds one from creation until disconnect;
+ * every queued work item and done-queue entry holds one. The last put frees
+ * everything the client held, on whichever thread drops it; by then no
+ * queued work can touch the client (the executor skips dead clients' work).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cuda.h>
+
+#include <axon/libaxon.h>
+#include "axond.h"
+#include "backend.h"
+
+#define DEFAULT_SQ_ENTRIES	256
+#define PAGE			4096ULL
+#define ALIGN_PAGE(x)		(((x) + PAGE - 1) & ~(PAGE - 1))
+
+static uint32_t roundup_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int hello_error(struct axon_welcome *w, int status, const char *msg)
+{
+	w->status = status;
+	snprintf(w->message, sizeof(w->message), "%s", msg);
+	return status;
+}
+
+/* Checks the hello and fills the geometry the client will get. */
+static int negotiate(struct axond *d, const struct axon_hello *h,
+		     struct axon_params *p, struct axon_welcome *w)
+{
+	const struct axon_params *req = &h->params;
+	uint32_t sq, cq;
+	uint64_t data, off;
+	unsigned int i;
+
+	if (h->abi_major != AXON_ABI_MAJOR) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "ABI %u.%u not supported (axond speaks %u.%u)",
+			 h->abi_major, h->abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
+		return hello_error(w, -EPROTO, msg);
+	}
+	if (h->flags || req->flags)
+		return hello_error(w, -EINVAL, "unknown flags in hello");
+	for (i = 0; i < sizeof(req->resv) / sizeof(req->resv[0]); i++)
+		if (req->resv[i])
+			return hello_error(w, -EINVAL, "reserved hello fields must be zero");
+	sq = req->sq_entries ? req->sq_entries : DEFAULT_SQ_ENTRIES;
+	if (sq > AXON_MAX_SQ_ENTRIES)
+		return hello_error(w, -EINVAL, "sq_entries too large");
+	sq = roundup_pow2(sq);
+	cq = req->cq_entries ? req->cq_entries : 2 * sq;
+	if (cq > 2 * AXON_MAX_SQ_ENTRIES || cq < sq)
+		return hello_error(w, -EINVAL, "cq_entries out of range");
+	cq = roundup_pow2(cq);
+	data = req->data_size ? req->data_size : d->cfg.default_data_size;
+	if (data > AXON_MAX_DATA_SIZE)
+		return hello_error(w, -EINVAL, "data_size too large");
+	data = ALIGN_PAGE(data);
+
+	memset(p, 0, sizeof(*p));
+	p->sq_entries = sq;
+	p->cq_entries = cq;
+	p->data_size = data;
+	p->features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
+	p->frontier_entries = AXON_MAX_FRONTIER;
+	off = 0;
+	p->off_client = off;
+	off += PAGE;
+	p->off_daemon = off;
+	off += PAGE;
+	p->off_frontier = off;
+	off += ALIGN_PAGE((uint64_t)p->frontier_entries * sizeof(uint64_t));
+	p->off_sqes = off;
+	off += ALIGN_PAGE((uint64_t)sq * AXON_SQE_SIZE);
+	p->off_cqes = off;
+	off += ALIGN_PAGE((uint64_t)cq * AXON_CQE_SIZE);
+	p->off_data = off;
+	off += data;
+	p->region_size = off;
+	return 0;
+}
+
+static int map_region(struct client *c)
+{
+	const struct axon_params *p = &c->params;
+	char name[32];
+
+	snprintf(name, sizeof(name), "axon-client-%llu", (unsigned long long)c->id);
+	c->region_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (c->region_fd < 0)
+		return -errno;
+	if (ftruncate(c->region_fd, (off_t)p->region_size) < 0)
+		return -errno;
+	/* The client gets the same file: it must not be able to shrink it
+	 * under our mapping (SIGBUS) or grow it. */
+	if (fcntl(c->region_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		return -errno;
+	c->region = mmap(NULL, p->region_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 c->region_fd, 0);
+	if (c->region == MAP_FAILED) {
+		c->region = NULL;
+		return -errno;
+	}
+	c->region_size = p->region_size;
+	c->cpage = (void *)((char *)c->region + p->off_client);
+	c->dpage = (void *)((char *)c->region + p->off_daemon);
+	c->frontier = (void *)((char *)c->region + p->off_frontier);
+	c->sqes = (const void *)((char *)c->region + p->off_sqes);
+	c->cqes = (void *)((char *)c->region + p->off_cqes);
+	c->data = (unsigned char *)c->region + p->off_data;
+	c->sq_entries = p->sq_entries;
+	c->sq_mask = p->sq_entries - 1;
+	c->cq_entries = p->cq_entries;
+	c->cq_mask = p->cq_entries - 1;
+	c->dpage->sq_mask = c->sq_mask;
+	c->dpage->sq_entries = c->sq_entries;
+	c->dpage->cq_mask = c->cq_mask;
+	c->dpage->cq_entries = c->cq_entries;
+	return 0;
+}
+
+static void read_identity(struct client *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char path[64];
+	FILE *f;
+
+	if (getsockopt(c->sock_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+		c->pid = cred.pid;
+		c->uid = cred.uid;
+		c->gid = cred.gid;
+	}
+	snprintf(c->comm, sizeof(c->comm), "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)c->pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(c->comm, sizeof(c->comm), f))
+			c->comm[strcspn(c->comm, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+static int init_tables(struct client *c)
+{
+	if (handle_table_init(&c->ctxs, 64))
+		return -ENOMEM;
+	if (handle_table_init(&c->streams, AXON_MAX_FRONTIER))
+		return -ENOMEM;
+	if (handle_table_init(&c->events, 1u << 20))
+		return -ENOMEM;
+	if (handle_table_init(&c->modules, 1u << 16))
+		return -ENOMEM;
+	if (handle_table_init(&c->funcs, 1u << 20))
+		return -ENOMEM;
+	return 0;
+}
+
+static void free_obj(void *obj, void *arg)
+{
+	(void)arg;
+	free(obj);
+}
+
+static void free_func(void *obj, void *arg)
+{
+	struct func *f = obj;
+	struct axond *d = arg;
+
+	d->backend->func_free(d, f);
+	free(f->name);
+	free(f);
+}
+
+static void unload_module(void *obj, void *arg)
+{
+	struct axond *d = ((void **)arg)[0];
+	struct client *c = ((void **)arg)[1];
+
+	d->backend->module_unload(d, c, obj);
+	free(obj);
+}
+
+static void free_alloc(uint64_t base, uint64_t len, void *value, void *arg)
+{
+	(void)base;
+	(void)len;
+	(void)arg;
+	free(value);
+}
+
+static struct axond *the_daemon;	/* for client_put on the executor */
+
+static void client_free(struct client *c)
+{
+	struct axond *d = the_daemon;
+	void *arg[2] = { d, c };
+
+	log_debug("client %llu destroyed", (unsigned long long)c->id);
+	handle_table_for_each(&c->funcs, free_func, d);
+	handle_table_for_each(&c->modules, unload_module, arg);
+	handle_table_for_each(&c->events, free_obj, NULL);
+	handle_table_for_each(&c->streams, free_obj, NULL);
+	handle_table_for_each(&c->ctxs, free_obj, NULL);
+	handle_table_destroy(&c->funcs);
+	handle_table_destroy(&c->modules);
+	handle_table_destroy(&c->events);
+	handle_table_destroy(&c->streams);
+	handle_table_destroy(&c->ctxs);
+	rangemap_destroy(&c->allocs, free_alloc, NULL);
+	pthread_mutex_destroy(&c->alloc_lock);
+	if (c->backend_priv)
+		d->backend->client_fini(d, c);
+	if (c->region)
+		munmap(c->region, c->region_size);
+	if (c->region_fd >= 0)
+		close(c->region_fd);
+	free(c);
+}
+
+void client_get(struct client *c)
+{
+	atomic_fetch_add(&c->refs, 1);
+}
+
+void client_put(struct axond *d, struct client *c)
+{
+	(void)d;
+	if (atomic_fetch_sub(&c->refs, 1) == 1)
+		client_free(c);
+}
+
+struct client *client_create(struct axond *d, int sock_fd,
+			     const struct axon_hello *hello,
+			     struct axon_welcome *w)
+{
+	struct client *c;
+	uint64_t credit;
+	int ret;
+
+	the_daemon = d;
+	if (d->nclients >= d->cfg.max_clients) {
+		hello_error(w, -EBUSY, "too many clients");
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		hello_error(w, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	c->region_fd = c->doorbell_fd = -1;
+	c->sock_fd = sock_fd;
+	atomic_init(&c->refs, 1);
+	pthread_mutex_init(&c->alloc_lock, NULL);
+	rangemap_init(&c->allocs);
+	if (negotiate(d, hello, &c->params, w))
+		goto err_free;
+	c->id = ++d->next_client_id;
+	c->params.client_id = c->id;
+	c->params.va_size = d->cfg.va_size;
+	c->params.va_base = d->cfg.va_base + d->next_va_slot++ * d->cfg.va_size;
+	c->connect_ns = axond_now_ns();
+	read_identity(c);
+	ret = init_tables(c);
+	if (!ret)
+		ret = map_region(c);
+	if (ret) {
+		hello_error(w, ret, "cannot set up the client's rings");
+		goto err_free;
+	}
+	c->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->doorbell_fd < 0) {
+		hello_error(w, -errno, "cannot create the doorbell");
+		goto err_free;
+	}
+	c->mint_next_daemon = c->params.va_base + c->params.va_size - c->params.va_size / 16;
+	ret = d->backend->client_init(d, c);
+	if (ret) {
+		hello_error(w, ret, "the device backend refused the client");
+		goto err_free;
+	}
+	/* Reserve the first minting credit. */
+	credit = d->cfg.mint_credit;
+	{
+		uint64_t total = d->info->device[0].total_mem;
+		uint64_t taken = d->mem_used + d->mem_reserved;
+		uint64_t avail = taken >= total ? 0 : total - taken;
+
+		if (credit > avail)
+			credit = avail;
+	}
+	c->mint_credit = credit;
+	d->mem_reserved += credit;
+	c->params.mint_credit = credit;
+	c->dpage->mint_credit = credit;
+
+	w->status = 0;
+	w->params = c->params;
+	d->nclients++;
+	d->total_clients++;
+	c->next = d->clients;
+	if (d->clients)
+		d->clients->prev = c;
+	d->clients = c;
+	log_info("client %llu connected: pid %d uid %u (%s)",
+		 (unsigned long long)c->id, (int)c->pid, (unsigned int)c->uid, c->comm);
+	return c;
+
+err_free:
+	if (c->doorbell_fd >= 0)
+		close(c->doorbell_fd);
+	c->sock_fd = -1;	/* the caller owns it on failure */
+	client_free(c);
+	return NULL;
+}
+
+/*
+ * The client went away (socket closed, process died, protocol violation):
+ * release its accounting now, and everything else once no queued work of
+ * it remains.
+ */
+void client_disconnect(struct axond *d, struct client *c)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	atomic_store(&c->dead_for_worker, true);
+	c->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->sock_fd, NULL);
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->doorbell_fd, NULL);
+	close(c->sock_fd);
+	close(c->doorbell_fd);
+	c->sock_fd = c->doorbell_fd = -1;
+	d->mem_used -= c->bytes_mapped;
+	d->mem_reserved -= c->mint_credit;
+	c->mint_credit = 0;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		d->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	d->nclients--;
+	log_info("client %llu gone: pid %d (%s), %llu ops, %llu bytes were mapped",
+		 (unsigned long long)c->id, (int)c->pid, c->comm,
+		 (unsigned long long)(c->stats.by_class[0] + c->stats.by_class[1]),
+		 (unsigned long long)c->bytes_mapped);
+	client_put(d, c);
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Draining a client's submission ring: read each SQE once into private
+ * memory, run the generic checks its table entry asks for, issue it, and
+ * post completions. Runs on the dispatcher thread only; this is the only
+ * code that writes a client's CQ.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cuda.h>
+
+#include <axon/libaxon.h>
+#include "axond.h"
+#include "backend.h"
+#include "ops/ops.h"
+
+static unsigned int lat_bucket(uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	unsigned int b = 0;
+
+	while (us && b < LAT_BUCKETS - 1) {
+		us >>= 1;
+		b++;
+	}
+	return b;
+}
+
+void dispatch_wake_client(struct client *c)
+{
+	/*
+	 * Pairs with the client's barrier between setting WAITING and
+	 * re-reading cq_tail (libaxon's axon_wait_cqe).
+	 */
+	axon_smp_mb();
+	if (axon_read_once(&c->cpage->cq_flags) & AXON_CQ_F_WAITING)
+		syscall(SYS_futex, &c->dpage->cq_tail, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Writes one CQE and publishes it; the caller wakes the client. */
+void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
+		       int32_t res, uint64_t aux0, uint64_t aux1)
+{
+	struct axon_cqe *cqe;
+
+	(void)d;
+	if (c->dead)
+		return;
+	cqe = &c->cqes[c->cq_tail & c->cq_mask];
+	cqe->user_data = user_data;
+	cqe->res = res;
+	cqe->flags = 0;
+	cqe->aux[0] = aux0;
+	cqe->aux[1] = aux1;
+	c->cq_tail++;
+	/* Pairs with the client's acquire of cq_tail in axon_peek_cqe. */
+	axon_store_release(&c->dpage->cq_tail, c->cq_tail);
+	if (res)
+		c->stats.errors++;
+}
+
+void client_latch_error(struct client *c, uint32_t res)
+{
+	uint32_t none = 0;
+
+	if (!res)
+		return;
+	c->stats.errors++;
+	if (atomic_compare_exchange_strong(&c->pending_error, &none, res))
+		axon_write_once(&c->dpage->pending_error, res);
+}
+
+/* Takes (and clears) the latched error, if any. */
+static int32_t take_pending(struct client *c)
+{
+	uint32_t e = atomic_exchange(&c->pending_error, 0);
+
+	if (e)
+		axon_write_once(&c->dpage->pending_error, 0);
+	return (int32_t)e;
+}
+
+/*
+ * Completion of a stream-ordered operation or of a synchronous one: posts
+ * the CQE unless it was deferred and succeeded. Dispatcher thread.
+ */
+void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
+		       uint32_t op, int32_t res, uint64_t aux0, uint64_t aux1,
+		       uint64_t t_start)
+{
+	if (c->cq_owed)
+		c->cq_owed--;
+	if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING) && !res)
+		res = take_pending(c);
+	c->stats.lat_hist[lat_bucket(axond_now_ns() - t_start)]++;
+	dispatch_post_cqe(d, c, user_data, res, aux0, aux1);
+}
+
+/* Room for one more owed completion (admission: the CQ never overflows). */
+static bool cq_has_room(struct client *c)
+{
+	uint32_t head = axon_load_acquire(&c->cpage->cq_head);
+	uint32_t used = c->cq_tail - head;
+
+	/* A client that moved its head past our tail broke the protocol;
+	 * treat its CQ as full (it only stalls itself). */
+	if (used > c->cq_entries)
+		return false;
+	return used + c->cq_owed < c->cq_entries;
+}
+
+static int32_t check_sqe(const struct axon_sqe *sqe, const struct op_def **defp)
+{
+	const struct op_def *def;
+
+	if (sqe->opcode >= AXON_OP_LAST)
+		return CUDA_ERROR_INVALID_VALUE;
+	def = &op_table[sqe->opcode];
+	*defp = def;
+	if (sqe->flags & ~AXON_SQE_F_ALL)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (sqe->resv0 || sqe->resv1)
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((sqe->flags & AXON_SQE_F_DEFERRED) && !(def->flags & OPF_DEFERRABLE))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/* Issues one SQE (already copied into private memory). */
+static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *sqe)
+{
+	const struct op_def *def = NULL;
+	struct op_ctx o = {
+		.d = d, .c = c, .sqe = sqe,
+		.deferred = sqe->flags & AXON_SQE_F_DEFERRED,
+		.t_start = axond_now_ns(),
+	};
+	enum op_status st;
+	int32_t res;
+
+	res = check_sqe(sqe, &def);
+	if (res) {
+		if (o.deferred)
+			client_latch_error(c, (uint32_t)res);
+		else
+			dispatch_complete(d, c, sqe->user_data, AXON_OP_LAST, res,
+					  0, 0, o.t_start);
+		return;
+	}
+	c->stats.ops[sqe->opcode]++;
+	c->stats.by_class[o.deferred ? OP_CLASS_DEFERRED : OP_CLASS_SYNC]++;
+	d->total_ops++;
+	if (def->flags & OPF_STREAM) {
+		o.stream = stream_lookup(c, sqe->stream);
+		if (!o.stream) {
+			/* No stream, so no sequence to keep: fail on the spot. */
+			if (o.deferred)
+				client_latch_error(c, CUDA_ERROR_INVALID_HANDLE);
+			else
+				dispatch_complete(d, c, sqe->user_data, sqe->opcode,
+						  CUDA_ERROR_INVALID_HANDLE, 0, 0,
+						  o.t_start);
+			return;
+		}
+		o.stream->submitted++;
+	}
+	st = def->issue(&o);
+	if (st == OP_QUEUED)
+		return;
+	if (o.stream && o.res) {
+		/* Failed validation: keep the stream's sequence in step. */
+		struct work *w = work_new(&o, WORK_ADVANCE);
+
+		if (w) {
+			w->res = o.res;
+			work_submit(&o, w);
+			return;
+		}
+	}
+	if (o.deferred) {
+		client_latch_error(c, (uint32_t)o.res);
+		return;
+	}
+	dispatch_complete(d, c, sqe->user_data, sqe->opcode, o.res, o.aux[0],
+			  o.aux[1], o.t_start);
+}
+
+/*
+ * Takes up to budget SQEs from one client. Returns how many it took.
+ */
+int dispatch_client(struct axond *d, struct client *c, unsigned int budget)
+{
+	uint32_t tail, n = 0;
+
+	if (c->dead)
+		return 0;
+	/* Pairs with the client's release of sq_tail after writing SQEs. */
+	tail = axon_load_acquire(&c->cpage->sq_tail);
+	if (tail - c->sq_head > c->sq_entries) {
+		/* A tail that ran past the ring is garbage: drop the client's
+		 * view back to what we know and count it. */
+		c->dpage->sq_dropped++;
+		log_warn("client %llu: SQ tail %u beyond ring (head %u), disconnecting",
+			 (unsigned long long)c->id, tail, c->sq_head);
+		client_disconnect(d, c);
+		return 1;
+	}
+	while (c->sq_head != tail && n < budget) {
+		struct axon_sqe sqe;
+
+		/* Read once: the client can rewrite the slot at any time. */
+		memcpy(&sqe, &c->sqes[c->sq_head & c->sq_mask], sizeof(sqe));
+		/* Admission: only a completion we can post is taken. */
+		if (!(sqe.flags & AXON_SQE_F_DEFERRED)) {
+			if (!cq_has_room(c))
+				break;
+			c->cq_owed++;	/* released by dispatch_complete */
+		}
+		c->sq_head++;
+		issue_one(d, c, &sqe);
+		n++;
+		if (c->dead)
+			return (int)n;
+	}
+	if (n) {
+		c->stats.crossings++;
+		/* Pairs with the client's acquire of sq_head in axon_get_sqe. */
+		axon_store_release(&c->dpage->sq_head, c->sq_head);
+		dispatch_wake_client(c);
+	}
+	return (int)n;
+}
+
+/* Moves the worker's completions into client CQs. */
+int dispatch_done_queue(struct axond *d)
+{
+	struct done_entry *e, *next;
+	int n = 0;
+
+	pthread_mutex_lock(&d->done_lock);
+	e = d->done_head;
+	d->done_head = d->done_tail = NULL;
+	pthread_mutex_unlock(&d->done_lock);
+	for (; e; e = next) {
+		next = e->next;
+		if (e->client->dead) {
+			/* The client's teardown frees its objects wholesale. */
+		} else if (e->release) {
+			e->release(d, e->client, e->obj);
+		} else {
+			dispatch_complete(d, e->client, e->user_data, e->op, e->res,
+					  e->aux0, 0, e->t_start);
+			dispatch_wake_client(e->client);
+		}
+		client_put(d, e->client);
+		free(e);
+		n++;
+	}
+	return n;
+}

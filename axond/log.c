@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/* axond's log: one line per event on stderr, with level and time. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "axond.h"
+
+int axond_verbose = LOG_INFO;
+
+void axond_log(int level, const char *fmt, ...)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	struct timespec ts;
+	char line[1024];
+	va_list ap;
+
+	if (level > axond_verbose)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "axond[%ld.%03ld] %s: %s\n", (long)ts.tv_sec,
+		ts.tv_nsec / 1000000, names[level], line);
+}
+
+uint64_t axond_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

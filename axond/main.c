@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * axond: the only process that opens the device. Parses options, sets up
+ * the backend, the info page and the socket, then runs the dispatcher loop:
+ * drain every client's ring, spin briefly when idle, then sleep in epoll
+ * until a doorbell, a completion from the executor, a connection or a
+ * signal arrives.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <axon/libaxon.h>
+#include "axond.h"
+#include "backend.h"
+#include "ops/ops.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: axond [options]\n"
+		"  --backend=sim|cuda     device backend (default sim)\n"
+		"  --listen=unix:PATH     socket (default unix:" AXON_DEFAULT_SOCKET ")\n"
+		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
+		"  --spin-us=N            busy-poll this long before sleeping (default 50)\n"
+		"  --max-clients=N        (default 1024)\n"
+		"  --data-size=BYTES      default per-client data area (default 64M)\n"
+		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
+		"  -v, --verbose          more log (repeat for debug)\n"
+		"  -q, --quiet            errors only\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	case 't': case 'T': v <<= 40; end++; break;
+	}
+	if (*end || end == s)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(struct axond *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "sim-mem", required_argument, NULL, 'm' },
+		{ "spin-us", required_argument, NULL, 's' },
+		{ "max-clients", required_argument, NULL, 'c' },
+		{ "data-size", required_argument, NULL, 'D' },
+		{ "mint-credit", required_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct axond_config *cfg = &d->cfg;
+	uint64_t v;
+	int o;
+
+	cfg->backend = "sim";
+	cfg->listen = getenv("AXON_ADDR") ? getenv("AXON_ADDR") : "unix:" AXON_DEFAULT_SOCKET;
+	cfg->sim_mem = 16ULL << 30;
+	cfg->spin_us = 50;
+	cfg->max_clients = 1024;
+	cfg->default_data_size = 64ULL << 20;
+	cfg->mint_credit = 256ULL << 20;
+	while ((o = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'b': cfg->backend = optarg; break;
+		case 'l': cfg->listen = optarg; break;
+		case 'm':
+			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))
+				goto bad;
+			break;
+		case 's': cfg->spin_us = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'c':
+			cfg->max_clients = (unsigned int)strtoul(optarg, NULL, 10);
+			if (!cfg->max_clients)
+				goto bad;
+			break;
+		case 'D':
+			if (parse_size(optarg, &v) || v < 4096 || v > AXON_MAX_DATA_SIZE)
+				goto bad;
+			cfg->default_data_size = v;
+			break;
+		case 'C':
+			if (parse_size(optarg, &cfg->mint_credit))
+				goto bad;
+			break;
+		case 'v': axond_verbose++; break;
+		case 'q': axond_verbose = LOG_ERR; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind != argc)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "axond: bad option value\n");
+	usage(stderr);
+	return -EINVAL;
+}
+
+/* Runs every op table entry through the start-up check, as io_uring does. */
+static int check_op_table(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < AXON_OP_LAST; i++) {
+		if (!op_table[i].name || !op_table[i].issue) {
+			log_err("op %u has no table entry", i);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int setup_info(struct axond *d)
+{
+	size_t size = (sizeof(struct axon_info) + 4095) & ~4095UL;
+
+	d->info_fd = memfd_create("axon-info", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (d->info_fd < 0 || ftruncate(d->info_fd, (off_t)size) < 0)
+		return -errno;
+	d->info = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, d->info_fd, 0);
+	if (d->info == MAP_FAILED)
+		return -errno;
+	d->info->magic = AXON_MAGIC;
+	d->info->abi_major = AXON_ABI_MAJOR;
+	d->info->abi_minor = AXON_ABI_MINOR;
+	d->info->start_time_ns = (uint64_t)time(NULL) * 1000000000ull;
+	return 0;
+}
+
+/* Seal the info page so clients can map it read-only and never change it. */
+static int seal_info(struct axond *d)
+{
+	if (fcntl(d->info_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) < 0)
+		return -errno;
+	return 0;
+}
+
+static int setup_fds(struct axond *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->epoll_fd < 0)
+		return -errno;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->signal_fd < 0)
+		return -errno;
+	ev.data.u64 = EV_SIGNAL;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->signal_fd, &ev) < 0)
+		return -errno;
+	d->worker_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (d->worker_fd < 0)
+		return -errno;
+	ev.data.u64 = EV_WORKER;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->worker_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+static void drain_fd(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, sizeof(v)) > 0)
+		;
+}
+
+static void handle_event(struct axond *d, const struct epoll_event *ev)
+{
+	uint64_t tag = ev->data.u64;
+
+	if (tag == EV_LISTEN) {
+		server_accept(d);
+	} else if (tag == EV_SIGNAL) {
+		struct signalfd_siginfo si;
+
+		while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+			log_info("signal %u: shutting down", si.ssi_signo);
+			d->stop = true;
+		}
+	} else if (tag == EV_WORKER) {
+		drain_fd(d->worker_fd);
+	} else if (tag & EV_PENDING) {
+		server_hello(d, (int)(tag & 0xffffffffu));
+	} else if (tag & EV_DOORBELL_BIT) {
+		struct client *c = (struct client *)(uintptr_t)(tag & ~EV_DOORBELL_BIT);
+
+		if (!c->dead)
+			drain_fd(c->doorbell_fd);
+	} else {
+		struct client *c = (struct client *)(uintptr_t)tag;
+		char b;
+
+		/* Clients never send after the hello: readable means gone
+		 * (or misbehaving, which ends the same way). */
+		if (!c->dead && (ev->events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR) ||
+				 recv(c->sock_fd, &b, 1, MSG_DONTWAIT) >= 0))
+			client_disconnect(d, c);
+	}
+}
+
+#define BATCH	64
+
+static int drain_all(struct axond *d)
+{
+	struct client *c, *next;
+	int n = dispatch_done_queue(d);
+
+	for (c = d->clients; c; c = next) {
+		next = c->next;	/* dispatch may disconnect c */
+		n += dispatch_client(d, c, BATCH);
+	}
+	return n;
+}
+
+static void set_need_wakeup(struct axond *d, bool on)
+{
+	struct client *c;
+
+	for (c = d->clients; c; c = c->next) {
+		uint32_t f = axon_read_once(&c->dpage->sq_flags);
+
+		f = on ? (f | AXON_SQ_F_NEED_WAKEUP) : (f & ~AXON_SQ_F_NEED_WAKEUP);
+		axon_write_once(&c->dpage->sq_flags, f);
+	}
+}
+
+static void run(struct axond *d)
+{
+	const uint64_t spin_ns = (uint64_t)d->cfg.spin_us * 1000;
+	struct epoll_event evs[64];
+	uint64_t idle_since = axond_now_ns();
+	unsigned int polls = 0;
+	int i, n;
+
+	while (!d->stop) {
+		if (drain_all(d)) {
+			idle_since = axond_now_ns();
+			/* Keep connections and hang-ups moving under load. */
+			if (++polls % 256 == 0) {
+				n = epoll_wait(d->epoll_fd, evs, 64, 0);
+				for (i = 0; i < n; i++)
+					handle_event(d, &evs[i]);
+			}
+			continue;
+		}
+		if (axond_now_ns() - idle_since < spin_ns) {
+			n = epoll_wait(d->epoll_fd, evs, 64, 0);
+			for (i = 0; i < n; i++)
+				handle_event(d, &evs[i]);
+			continue;
+		}
+		/*
+		 * Going to sleep: announce it, full barrier, look once more.
+		 * Pairs with the barrier in axon_submit() (clients) and in
+		 * done_push() (executor).
+		 */
+		set_need_wakeup(d, true);
+		atomic_store(&d->sleeping, true);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!drain_all(d))
+			n = epoll_wait(d->epoll_fd, evs, 64, -1);
+		else
+			n = 0;
+		atomic_store(&d->sleeping, false);
+		set_need_wakeup(d, false);
+		for (i = 0; i < n; i++)
+			handle_event(d, &evs[i]);
+		idle_since = axond_now_ns();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct axond daemon;
+	struct axond *d = &daemon;
+	char err[256] = "";
+	int ret;
+
+	d->listen_fd = d->info_fd = d->epoll_fd = d->signal_fd = d->worker_fd = -1;
+	pthread_mutex_init(&d->done_lock, NULL);
+	d->start_ns = axond_now_ns();
+	if (parse_args(d, argc, argv))
+		return 2;
+	if (check_op_table())
+		return 1;
+	d->backend = backend_find(d->cfg.backend);
+	if (!d->backend) {
+		log_err("unknown backend '%s' (this build has: sim)", d->cfg.backend);
+		return 2;
+	}
+	ret = setup_info(d);
+	if (!ret)
+		ret = setup_fds(d);
+	if (ret) {
+		log_err("setup: %s", strerror(-ret));
+		return 1;
+	}
+	ret = d->backend->init(d, err, sizeof(err));
+	if (ret) {
+		log_err("backend %s: %s", d->backend->name, err);
+		return 1;
+	}
+	{
+		/* Client windows: disjoint, each twice the device's memory. */
+		uint64_t w = 1ULL << 30;
+
+		while (w < 2 * d->info->device[0].total_mem)
+			w <<= 1;
+		d->cfg.va_size = w;
+		d->cfg.va_base = 1ULL << 44;
+	}
+	ret = seal_info(d);
+	if (!ret)
+		ret = server_listen(d);
+	if (ret) {
+		d->backend->fini(d);
+		return 1;
+	}
+	log_info("axond ready: backend %s, %u device(s), %s", d->backend->name,
+		 d->info->ndevices, d->info->device[0].name);
+	run(d);
+
+	/* Orderly shutdown: tell every client, stop the executor, free. */
+	server_close(d);
+	while (d->clients)
+		client_disconnect(d, d->clients);
+	d->backend->fini(d);
+	dispatch_done_queue(d);
+	log_info("axond stopped");
+	return 0;
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Device memory: backing client-minted ranges (MEM_MAP), releasing them
+ * (MEM_UNMAP) and reporting free/total. A client mints addresses in its own
+ * window; the daemon checks the range, charges it against the client's
+ * credit (deferred) or against the arena (sync), and backs it in order
+ * before any later operation can name it.
+ */
+#include <stdlib.h>
+#include <cuda.h>
+#include <axon/libaxon.h>
+#include "ops.h"
+
+static uint64_t arena_total(struct axond *d, int dev)
+{
+	return d->info->device[dev].total_mem;
+}
+
+static uint64_t arena_avail(struct axond *d)
+{
+	uint64_t total = arena_total(d, 0);
+	uint64_t taken = d->mem_used + d->mem_reserved;
+
+	return taken >= total ? 0 : total - taken;
+}
+
+/* The part of the window clients mint from; the top 1/16 is the daemon's. */
+static uint64_t client_window_end(const struct client *c)
+{
+	return c->params.va_base + c->params.va_size - c->params.va_size / 16;
+}
+
+enum op_status op_mem_map(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct axond *d = o->d;
+	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
+	struct ctx *ctx = ctx_lookup(c, o->sqe->mem.ctx);
+	uint64_t from_credit;
+	struct alloc *a;
+	int ret;
+
+	if (!ctx) {
+		o->res = CUDA_ERROR_INVALID_CONTEXT;
+		return OP_COMPLETE;
+	}
+	if (!len || (addr % AXON_MINT_ALIGN) || addr < c->params.va_base ||
+	    addr + len < addr || addr + len > client_window_end(c) ||
+	    o->sqe->mem.resv[0] || o->sqe->mem.resv[1]) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	from_credit = len < c->mint_credit ? len : c->mint_credit;
+	/* Deferred minting must stay within the credit; past it, ask. */
+	if (len > c->mint_credit &&
+	    (o->deferred || len - c->mint_credit > arena_avail(d))) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	a->addr = addr;
+	a->len = len;
+	a->ctx = ctx;
+	pthread_mutex_lock(&c->alloc_lock);
+	ret = rangemap_insert(&c->allocs, addr, len, a, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
+	if (ret) {
+		free(a);
+		o->res = CUDA_ERROR_INVALID_VALUE;	/* overlaps a live range */
+		return OP_COMPLETE;
+	}
+	ret = d->backend->mem_map(d, c, addr, len);
+	if (ret) {
+		pthread_mutex_lock(&c->alloc_lock);
+		rangemap_remove(&c->allocs, addr, NULL);
+		pthread_mutex_unlock(&c->alloc_lock);
+		free(a);
+		o->res = ret;
+		return OP_COMPLETE;
+	}
+	c->mint_credit -= from_credit;
+	d->mem_reserved -= from_credit;
+	c->bytes_mapped += len;
+	d->mem_used += len;
+	if (!o->deferred) {
+		/* Top the credit up so the next allocations need not ask. */
+		uint64_t want = d->cfg.mint_credit, avail = arena_avail(d);
+
+		if (want > avail)
+			want = avail;
+		if (want > c->mint_credit) {
+			d->mem_reserved += want - c->mint_credit;
+			c->mint_credit = want;
+		}
+		o->aux[0] = c->mint_credit;
+	}
+	axon_write_once(&c->dpage->mint_credit, c->mint_credit);
+	return OP_COMPLETE;
+}
+
+static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
+			struct op_ctx *o)
+{
+	struct op_ctx local = { .d = d, .c = c, .deferred = true };
+	struct work *w;
+
+	pthread_mutex_lock(&c->alloc_lock);
+	rangemap_remove(&c->allocs, a->addr, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
+	c->bytes_mapped -= a->len;
+	d->mem_used -= a->len;
+	/* The backing goes after the work that may still touch it. */
+	w = work_new(o ? o : &local, WORK_UNMAP);
+	if (w) {
+		w->want_cqe = false;
+		w->unmap.addr = a->addr;
+		w->unmap.len = a->len;
+		work_submit(o ? o : &local, w);
+	}
+	free(a);
+}
+
+enum op_status op_mem_unmap(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct rangemap_entry *e;
+	struct alloc *a;
+
+	pthread_mutex_lock(&c->alloc_lock);
+	e = rangemap_find(&c->allocs, o->sqe->mem.addr);
+	a = e ? e->value : NULL;
+	pthread_mutex_unlock(&c->alloc_lock);
+	if (!a || a->addr != o->sqe->mem.addr || a->daemon_owned ||
+	    o->sqe->mem.len || o->sqe->mem.resv[0] || o->sqe->mem.resv[1]) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	o->aux[0] = a->len;
+	unmap_alloc(o->d, c, a, o);
+	return OP_COMPLETE;
+}
+
+struct unmap_ctx_arg {
+	struct axond *d;
+	struct client *c;
+	struct ctx *ctx;
+	struct alloc **list;
+	size_t n, cap;
+};
+
+/* Frees every allocation of a context being destroyed. */
+void mem_unmap_ctx(struct axond *d, struct client *c, struct ctx *ctx)
+{
+	struct unmap_ctx_arg u = { .d = d, .c = c, .ctx = ctx };
+	struct rangemap_entry *e;
+	size_t i;
+
+	pthread_mutex_lock(&c->alloc_lock);
+	for (e = rangemap_first(&c->allocs); e; e = rangemap_next(&c->allocs, e)) {
+		struct alloc *a = e->value;
+
+		if (a->ctx != ctx)
+			continue;
+		if (u.n == u.cap) {
+			size_t cap = u.cap ? u.cap * 2 : 64;
+			struct alloc **l = realloc(u.list, cap * sizeof(*l));
+
+			if (!l)
+				break;	/* the rest goes with the client */
+			u.list = l;
+			u.cap = cap;
+		}
+		u.list[u.n++] = a;
+	}
+	pthread_mutex_unlock(&c->alloc_lock);
+	for (i = 0; i < u.n; i++)
+		unmap_alloc(d, c, u.list[i], NULL);
+	free(u.list);
+}
+
+enum op_status op_mem_get_info(struct op_ctx *o)
+{
+	struct axond *d = o->d;
+	uint64_t dev = o->sqe->obj.arg0;
+
+	if (dev >= d->info->ndevices) {
+		o->res = CUDA_ERROR_INVALID_DEVICE;
+		return OP_COMPLETE;
+	}
+	/* What this client could still get: the arena's free part plus the
+	 * credit already reserved for it. */
+	o->aux[0] = arena_avail(d) + o->c->mint_credit;
+	o->aux[1] = arena_total(d, (int)dev);
+	return OP_COMPLETE;
+}

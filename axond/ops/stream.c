@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streams. A stream's handle index is its frontier slot; the slot is
+ * reused only after the stream's queued work finished, so a frontier value
+ * always belongs to one stream.
+ */
+#include <stdlib.h>
+#include <cuda.h>
+#include <axon/libaxon.h>
+#include "ops.h"
+
+struct stream *stream_new(struct client *c, struct ctx *ctx, bool is_default,
+			  int32_t *res)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		*res = CUDA_ERROR_OUT_OF_MEMORY;
+		return NULL;
+	}
+	s->ctx = ctx;
+	s->is_default = is_default;
+	if (handle_alloc(&c->streams, AXON_HANDLE_STREAM, s, &s->handle)) {
+		free(s);
+		*res = CUDA_ERROR_OUT_OF_MEMORY;
+		return NULL;
+	}
+	s->slot = AXON_HANDLE_INDEX(s->handle);
+	axon_store_release(&c->frontier[s->slot], 0);
+	return s;
+}
+
+static void stream_release(struct axond *d, struct client *c, void *obj)
+{
+	struct stream *s = obj;
+
+	(void)d;
+	handle_free(&c->streams, s->handle, AXON_HANDLE_STREAM);
+	free(s);
+}
+
+void stream_destroy_later(struct axond *d, struct client *c, struct stream *s)
+{
+	s->dying = true;
+	if (work_release_later(d, c, stream_release, s))
+		log_err("client %llu: out of memory queueing a stream release",
+			(unsigned long long)c->id);
+}
+
+enum op_status op_stream_create(struct op_ctx *o)
+{
+	struct ctx *ctx = ctx_lookup(o->c, o->sqe->obj.handle);
+	struct stream *s;
+
+	if (!ctx) {
+		o->res = CUDA_ERROR_INVALID_CONTEXT;
+		return OP_COMPLETE;
+	}
+	if (o->sqe->obj.arg0 & ~(uint64_t)CU_STREAM_NON_BLOCKING) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	s = stream_new(o->c, ctx, false, &o->res);
+	if (!s)
+		return OP_COMPLETE;
+	o->aux[0] = s->handle;
+	o->aux[1] = s->slot;
+	return OP_COMPLETE;
+}
+
+enum op_status op_stream_destroy(struct op_ctx *o)
+{
+	struct stream *s = stream_lookup(o->c, o->sqe->obj.handle);
+
+	if (!s || s->is_default) {
+		o->res = CUDA_ERROR_INVALID_HANDLE;
+		return OP_COMPLETE;
+	}
+	stream_destroy_later(o->d, o->c, s);
+	return OP_COMPLETE;
+}
+
+/* Completes once every operation submitted to the stream before it is done. */
+enum op_status op_stream_sync(struct op_ctx *o)
+{
+	struct work *w;
+
+	o->stream = stream_lookup(o->c, o->sqe->stream);
+	if (!o->stream) {
+		o->res = CUDA_ERROR_INVALID_HANDLE;
+		return OP_COMPLETE;
+	}
+	w = work_new(o, WORK_MARKER);
+	if (!w) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	return work_submit(o, w);
+}
+
+enum op_status op_stream_wait_event(struct op_ctx *o)
+{
+	struct event *e = event_lookup(o->c, o->sqe->obj.handle);
+	struct work *w;
+
+	if (!e) {
+		o->res = CUDA_ERROR_INVALID_HANDLE;
+		return OP_COMPLETE;
+	}
+	w = work_new(o, WORK_WAIT_EVENT);
+	if (!w) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	w->event.event = e;
+	return work_submit(o, w);
+}

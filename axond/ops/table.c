@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+/* The operation table, indexed by AXON_OP_*. */
+#include "ops.h"
+
+const struct op_def op_table[AXON_OP_LAST] = {
+	[AXON_OP_NOP]		= { "NOP", op_nop, OPF_DEFERRABLE },
+	[AXON_OP_CTX_CREATE]	= { "CTX_CREATE", op_ctx_create, 0 },
+	[AXON_OP_CTX_DESTROY]	= { "CTX_DESTROY", op_ctx_destroy, OPF_DEFERRABLE },
+	[AXON_OP_CTX_SYNC]	= { "CTX_SYNC", op_ctx_sync, OPF_REPORTS_PENDING },
+	[AXON_OP_MEM_MAP]	= { "MEM_MAP", op_mem_map, OPF_DEFERRABLE },
+	[AXON_OP_MEM_UNMAP]	= { "MEM_UNMAP", op_mem_unmap, OPF_DEFERRABLE },
+	[AXON_OP_MEM_GET_INFO]	= { "MEM_GET_INFO", op_mem_get_info, 0 },
+	[AXON_OP_MEMCPY_HTOD]	= { "MEMCPY_HTOD", op_memcpy,
+				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING },
+	[AXON_OP_MEMCPY_DTOH]	= { "MEMCPY_DTOH", op_memcpy,
+				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING },
+	[AXON_OP_MEMCPY_DTOD]	= { "MEMCPY_DTOD", op_memcpy,
+				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING },
+	[AXON_OP_MEMSET]	= { "MEMSET", op_memset,
+				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING },
+	[AXON_OP_MODULE_LOAD]	= { "MODULE_LOAD", op_module_load, 0 },
+	[AXON_OP_MODULE_UNLOAD]	= { "MODULE_UNLOAD", op_module_unload, OPF_DEFERRABLE },
+	[AXON_OP_MODULE_GET_FUNC] = { "MODULE_GET_FUNC", op_module_get_func, 0 },
+	[AXON_OP_MODULE_GET_GLOBAL] = { "MODULE_GET_GLOBAL", op_module_get_global, 0 },
+	[AXON_OP_LAUNCH]	= { "LAUNCH", op_launch,
+				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING },
+	[AXON_OP_STREAM_CREATE]	= { "STREAM_CREATE", op_stream_create, 0 },
+	[AXON_OP_STREAM_DESTROY] = { "STREAM_DESTROY", op_stream_destroy, OPF_DEFERRABLE },
+	[AXON_OP_STREAM_SYNC]	= { "STREAM_SYNC", op_stream_sync, OPF_REPORTS_PENDING },
+	[AXON_OP_STREAM_WAIT_EVENT] = { "STREAM_WAIT_EVENT", op_stream_wait_event,
+					OPF_STREAM | OPF_DEFERRABLE },
+	[AXON_OP_EVENT_CREATE]	= { "EVENT_CREATE", op_event_create, 0 },
+	[AXON_OP_EVENT_DESTROY]	= { "EVENT_DESTROY", op_event_destroy, OPF_DEFERRABLE },
+	[AXON_OP_EVENT_RECORD]	= { "EVENT_RECORD", op_event_record,
+				    OPF_STREAM | OPF_DEFERRABLE },
+	[AXON_OP_EVENT_ELAPSED]	= { "EVENT_ELAPSED", op_event_elapsed, 0 },
+	[AXON_OP_FUNC_GET_ATTR]	= { "FUNC_GET_ATTR", op_func_get_attr, 0 },
+};

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The unix-socket transport: listen, accept, read the hello, answer with
+ * the welcome and the client's descriptors (SCM_RIGHTS), or with the stats
+ * document. Identity comes from SO_PEERCRED, never from the client.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "axond.h"
+
+int server_listen(struct axond *d)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *path = d->cfg.listen;
+	struct epoll_event ev = { .events = EPOLLIN };
+	char dir[sizeof(sun.sun_path)];
+	char *slash;
+	int fd;
+
+	if (strncmp(path, "unix:", 5) == 0)
+		path += 5;
+	if (path[0] != '/' || strlen(path) >= sizeof(sun.sun_path)) {
+		log_err("--listen wants unix:/absolute/path, got '%s'", d->cfg.listen);
+		return -EINVAL;
+	}
+	strcpy(sun.sun_path, path);
+	strcpy(d->sock_path, path);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		mkdir(dir, 0755);	/* /run/axon; fine if it exists */
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    chmod(path, 0666) < 0 || listen(fd, 128) < 0) {
+		int e = errno;
+
+		log_err("cannot listen on %s: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	d->listen_fd = fd;
+	ev.data.u64 = EV_LISTEN;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	log_info("listening on unix:%s", path);
+	return 0;
+}
+
+void server_close(struct axond *d)
+{
+	if (d->listen_fd >= 0) {
+		close(d->listen_fd);
+		unlink(d->sock_path);
+		d->listen_fd = -1;
+	}
+}
+
+void server_accept(struct axond *d)
+{
+	for (;;) {
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+		struct timeval tv = { .tv_sec = 2 };
+		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0)
+			return;
+		/* A peer that stops reading must not stall the dispatcher. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		ev.data.u64 = EV_PENDING | (uint64_t)fd;
+		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+			close(fd);
+	}
+}
+
+static int send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 3)] = { 0 };
+	struct iovec iov = { .iov_base = (void *)w, .iov_len = sizeof(*w) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (nfds) {
+		struct cmsghdr *c;
+
+		msg.msg_control = cbuf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+	}
+	do {
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*w) ? 0 : -EIO;
+}
+
+static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
+{
+	char *doc = NULL;
+	size_t len = 0, off;
+	int fl;
+
+	if (stats_render(d, &doc, &len)) {
+		w->status = -ENOMEM;
+		snprintf(w->message, sizeof(w->message), "out of memory");
+		send_welcome(fd, w, NULL, 0);
+		return;
+	}
+	if (send_welcome(fd, w, NULL, 0))
+		goto out;
+	/* Blocking sends, bounded by SO_SNDTIMEO. */
+	fl = 0;
+	(void)fl;
+	for (off = 0; off < len;) {
+		size_t chunk = len - off > AXON_STATS_CHUNK ? AXON_STATS_CHUNK : len - off;
+		ssize_t n = send(fd, doc + off, chunk, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+out:
+	free(doc);
+}
+
+/* A pending connection sent its first message (or hung up). */
+void server_hello(struct axond *d, int fd)
+{
+	struct axon_hello h;
+	struct axon_welcome w = {
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+	};
+	struct client *c;
+	ssize_t n;
+
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+	n = recv(fd, &h, sizeof(h), MSG_TRUNC);
+	if (n != (ssize_t)sizeof(h) || h.magic != AXON_MAGIC) {
+		if (n > 0) {
+			w.status = -EINVAL;
+			snprintf(w.message, sizeof(w.message),
+				 "bad hello (%zd bytes, want %zu with magic 0x%08x)",
+				 n, sizeof(h), AXON_MAGIC);
+			send_welcome(fd, &w, NULL, 0);
+		}
+		close(fd);
+		return;
+	}
+	if (h.kind == AXON_HELLO_STATS) {
+		send_stats(d, fd, &w);
+		close(fd);
+		return;
+	}
+	if (h.kind != AXON_HELLO_CLIENT) {
+		w.status = -EINVAL;
+		snprintf(w.message, sizeof(w.message), "unknown hello kind %u", h.kind);
+		send_welcome(fd, &w, NULL, 0);
+		close(fd);
+		return;
+	}
+	c = client_create(d, fd, &h, &w);
+	if (!c) {
+		log_info("refused a client: %s", w.message);
+		send_welcome(fd, &w, NULL, 0);
+		close(fd);
+		return;
+	}
+	{
+		int fds[3] = { c->region_fd, d->info_fd, c->doorbell_fd };
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+
+		if (send_welcome(fd, &w, fds, 3)) {
+			client_disconnect(d, c);
+			return;
+		}
+		ev.data.ptr = c;
+		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			client_disconnect(d, c);
+			return;
+		}
+		ev.events = EPOLLIN;
+		ev.data.u64 = (uint64_t)(uintptr_t)c | EV_DOORBELL_BIT;
+		epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, c->doorbell_fd, &ev);
+	}
+}

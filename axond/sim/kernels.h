@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/kernels: host implementations of a few test kernels, so that the sim
+ * backend can "run" a launch of a kernel it recognises by name. The CUDA
+ * originals are tests/sim-kernels/kernels.cu; each twin here computes, for
+ * every block and thread of the launch's grid in turn (x fastest, blocks
+ * outermost), the same indices with the same 32-bit wrap-around and the
+ * same bounds checks, so a too-small grid leaves elements untouched and a
+ * too-large one stays inside n, as on a GPU.
+ *
+ *   kernel          parameters                                   does
+ *   vectorAdd       (const float *a, const float *b, float *c,   c[i] = a[i] + b[i]
+ *   vecAdd           int n)
+ *   fill            (float *p, float v, int n)                   p[i] = v
+ *   saxpy           (int n, float a, const float *x, float *y)   y[i] = fmaf(a, x[i], y[i])
+ *   scale           (float *p, float s, int n)                   p[i] *= s
+ *   iota_u32        (unsigned *p, int n)                         p[i] = i
+ *   add_one_u8      (unsigned char *p, int n)                    p[i] += 1
+ *   add2d           (const float *a, const float *b, float *c,   2-D c = a + b,
+ *                    int width, int height, int pitch)            pitch in elements
+ *   iota3d          (unsigned *p, int nx, int ny, int nz)        3-D p[i] = i
+ *   probe_params    (char, int, double, struct probe24, short,   copies its arguments
+ *                    const int *q, double *out)                   to out[0..8]
+ *   nop             ()                                           nothing
+ * (i = blockIdx.x * blockDim.x + threadIdx.x, i < n; see kernels.cu.)
+ *
+ * Memory safety: run() first walks the grid without touching memory to
+ * find, for each pointer argument, the element range the launch will
+ * access; it then asks translate() for each whole range and fails with
+ * CUDA_ERROR_ILLEGAL_ADDRESS (700) if any is refused, or
+ * CUDA_ERROR_MISALIGNED_ADDRESS (716) for a pointer not aligned to its
+ * element, before any write. A pointer never dereferenced (n = 0, an empty
+ * grid range) is not checked, as on a GPU.
+ */
+#ifndef AXOND_SIM_KERNELS_H
+#define AXOND_SIM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Launches of more threads (grid x block) than this are refused with
+ * CUDA_ERROR_NOT_SUPPORTED: the sim runs threads one by one, twice.
+ */
+#define SIM_KERNELS_MAX_THREADS	(1ULL << 28)
+
+struct sim_launch {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_bytes;	/* dynamic shared memory; unused so far */
+	const void *args;	/* packed parameters, as the image lays out */
+	size_t args_size;
+	/*
+	 * Host address of device range [devaddr, devaddr + len), or NULL if
+	 * any byte of it is not valid device memory for this launch. The
+	 * range returned must be writable and stay valid during run().
+	 */
+	void *(*translate)(void *ctx, uint64_t devaddr, uint64_t len);
+	void *ctx;
+};
+
+struct sim_kernel_param {
+	uint32_t offset;
+	uint32_t size;
+};
+
+struct sim_kernel {
+	const char *name;	/* base name: "vectorAdd" */
+	const char *proto;	/* CUDA prototype, for logs */
+	uint32_t nparams;
+	uint32_t args_size;	/* run() insists on exactly this */
+	const struct sim_kernel_param *params;	/* expected layout */
+	/*
+	 * Runs the whole grid to completion, synchronously. Returns a
+	 * CUresult: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE (args_size,
+	 * launch dimensions, NULL translate), CUDA_ERROR_ILLEGAL_ADDRESS,
+	 * CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_NOT_SUPPORTED (grid
+	 * larger than SIM_KERNELS_MAX_THREADS). Thread-safe: no state.
+	 */
+	int (*run)(const struct sim_launch *l);
+};
+
+/*
+ * The built-in kernel whose base name is that of the symbol (exact
+ * extern "C" name, or the identifier of an Itanium-mangled _Z<len><name>
+ * / _ZL<len><name>), or NULL. The caller should also compare the image's
+ * parameter layout with params/args_size: kernels are matched by name only.
+ */
+const struct sim_kernel *sim_kernels_find(const char *symbol);
+
+/* The i-th built-in kernel, NULL past the end. */
+const struct sim_kernel *sim_kernels_get(size_t i);
+
+/* Base name of a symbol: *base points into symbol; returns its length. */
+size_t sim_kernels_base_name(const char *symbol, const char **base);
+
+#endif /* AXOND_SIM_KERNELS_H */

@@ -1,0 +1,72 @@
+# axond/sim/sim-image.mk: the sim backend's module-image parser
+# (axond/sim/image.c) and built-in test kernels (axond/sim/kernels.c), and
+# their tests. Included from axond/build.mk:
+#
+#	include axond/sim/sim-image.mk
+#
+# axond links $(SIM_IMAGE_OBJS) with $(SIM_IMAGE_LIBS).
+# Needs liblz4-dev and libzstd-dev (Debian), and check for the tests.
+
+SIM_IMAGE_SRCS	:= axond/sim/image.c axond/sim/kernels.c
+SIM_IMAGE_OBJS	:= $(SIM_IMAGE_SRCS:%.c=$(BUILD)/obj/%.o)
+SIM_IMAGE_LIBS	:= -llz4 -lzstd -lm
+
+# Test images compiled from tests/sim-kernels/kernels.cu, when nvcc exists;
+# without it the tests that need them exit 77.
+SIM_KERNELS_CU	:= tests/sim-kernels/kernels.cu
+SIM_KDATA	:= $(BUILD)/tests/data
+SIM_KDATA_FILES	:= $(addprefix $(SIM_KDATA)/kernels,.cubin .ptx .fatbin \
+		   -lz4.fatbin -zstd.fatbin -ptx.fatbin -sm100.fatbin)
+SIM_HAVE_NVCC	:= $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
+
+# cubin for sm_90
+$(SIM_KDATA)/kernels.cubin: SIM_NVFLAGS := -cubin -arch=sm_90
+# PTX for compute_90
+$(SIM_KDATA)/kernels.ptx: SIM_NVFLAGS := -ptx -arch=compute_90
+# several archs and compute_90 PTX, CUDA's default compression (PTX: ZSTD)
+$(SIM_KDATA)/kernels.fatbin: SIM_NVFLAGS := -fatbin \
+	-gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90 \
+	-gencode arch=compute_100,code=sm_100
+# every entry LZ4-compressed
+$(SIM_KDATA)/kernels-lz4.fatbin: SIM_NVFLAGS := -fatbin \
+	-gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90 \
+	-compress-mode=speed -Xfatbin -compress-all
+# every entry ZSTD-compressed
+$(SIM_KDATA)/kernels-zstd.fatbin: SIM_NVFLAGS := -fatbin \
+	-gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90 \
+	-compress-mode=size -Xfatbin -compress-all
+# no usable ELF (sm_100 only): the LZ4-compressed compute_90 PTX is chosen
+$(SIM_KDATA)/kernels-ptx.fatbin: SIM_NVFLAGS := -fatbin \
+	-gencode arch=compute_90,code=compute_90 \
+	-gencode arch=compute_100,code=sm_100 \
+	-compress-mode=speed -Xfatbin -compress-all
+# nothing for sm_90: refused
+$(SIM_KDATA)/kernels-sm100.fatbin: SIM_NVFLAGS := -fatbin \
+	-gencode arch=compute_100,code=sm_100 \
+	-gencode arch=compute_100,code=compute_100
+
+$(SIM_KDATA_FILES): $(SIM_KERNELS_CU)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
+	$(Q)$(NVCC) $(SIM_NVFLAGS) -o $@ $<
+
+SIM_TESTS	:= $(BUILD)/tests/sim-image $(BUILD)/tests/sim-kernels
+
+$(BUILD)/obj/tests/sim-image.o $(BUILD)/obj/tests/sim-kernels.o: \
+	CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond/sim
+
+$(SIM_TESTS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SIM_IMAGE_OBJS)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(SIM_IMAGE_LIBS) $(CHECK_LIBS)
+
+ifeq ($(SIM_HAVE_NVCC),1)
+$(SIM_TESTS): | $(SIM_KDATA_FILES)
+endif
+
+ALL_TARGETS	+= $(SIM_IMAGE_OBJS)
+TEST_PROGS	+= $(SIM_TESTS)

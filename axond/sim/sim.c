@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sim backend: a software device for tests and GPU-less machines.
+ *
+ * Device memory is host memory: each client's device-address window is
+ * backed by one lazily-populated anonymous mapping of the same size, so a
+ * device address translates by a constant offset and clients can never
+ * reach each other's memory. One executor thread runs all stream-ordered
+ * work in submission order (which keeps every stream's order and makes
+ * cross-stream event waits trivially satisfied). Kernels run as host
+ * implementations of a built-in set, found by name (kernels.c); any other
+ * kernel fails at launch with CUDA_ERROR_NOT_SUPPORTED and a log line.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cuda.h>
+
+#include "../axond.h"
+#include "../backend.h"
+#include "image.h"
+#include "kernels.h"
+#include "sim.h"
+
+struct sim_state {
+	pthread_t thread;
+	pthread_mutex_t lock;		/* protects the queue and stop */
+	pthread_cond_t cond;
+	struct work *head, *tail;
+	bool stop;
+	struct axond *d;
+};
+
+struct sim_client {
+	unsigned char *window;		/* host view of [va_base, va_base+va_size) */
+	uint64_t base, size;
+};
+
+struct sim_global {
+	uint64_t addr, size;
+};
+
+struct sim_module {
+	struct sim_image *img;
+	struct sim_global *globals;	/* img->nglobals */
+};
+
+struct sim_func {
+	const struct sim_kernel_desc *desc;
+	const struct sim_kernel *impl;	/* NULL: not in the built-in set */
+};
+
+static struct sim_state sim;
+
+static void *host_ptr(struct client *c, uint64_t addr)
+{
+	struct sim_client *sc = c->backend_priv;
+
+	return sc->window + (addr - sc->base);
+}
+
+/* Kernel pointer arguments: the whole range must be one live allocation. */
+static void *translate(void *ctx, uint64_t addr, uint64_t len)
+{
+	struct client *c = ctx;
+
+	if (!client_range_valid(c, addr, len))
+		return NULL;
+	return host_ptr(c, addr);
+}
+
+static int32_t run_launch(struct work *w)
+{
+	struct sim_func *sf = w->launch.func->backend_priv;
+	struct sim_launch l = {
+		.args = w->launch.args,
+		.args_size = w->launch.args_size,
+		.translate = translate,
+		.ctx = w->client,
+	};
+
+	if (!sf->impl) {
+		log_warn("client %llu (%s): kernel %s is not in the sim's built-in set; "
+			 "launch fails with CUDA_ERROR_NOT_SUPPORTED",
+			 (unsigned long long)w->client->id, w->client->comm,
+			 w->launch.func->name);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	memcpy(l.grid, w->launch.grid, sizeof(l.grid));
+	memcpy(l.block, w->launch.block, sizeof(l.block));
+	return sf->impl->run(&l);
+}
+
+static void run_memset(struct client *c, struct work *w)
+{
+	unsigned char *base = host_ptr(c, w->memset.dst);
+	uint64_t row, i;
+
+	for (row = 0; row < w->memset.height; row++) {
+		unsigned char *p = base + row * w->memset.pitch;
+
+		switch (w->memset.elem_size) {
+		case 1:
+			memset(p, (int)w->memset.value, w->memset.width);
+			break;
+		case 2:
+			for (i = 0; i < w->memset.width; i++) {
+				uint16_t v = (uint16_t)w->memset.value;
+
+				memcpy(p + 2 * i, &v, 2);
+			}
+			break;
+		default:
+			for (i = 0; i < w->memset.width; i++)
+				memcpy(p + 4 * i, &w->memset.value, 4);
+			break;
+		}
+	}
+}
+
+/* Gives the pages of a freed range back to the host (whole pages only). */
+static void run_unmap(struct client *c, struct work *w)
+{
+	uintptr_t start = (uintptr_t)host_ptr(c, w->unmap.addr);
+	uintptr_t end = start + w->unmap.len;
+
+	start = (start + 4095) & ~(uintptr_t)4095;
+	end &= ~(uintptr_t)4095;
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+static int32_t execute(struct work *w)
+{
+	struct client *c = w->client;
+
+	switch (w->type) {
+	case WORK_ADVANCE:
+		return w->res;
+	case WORK_HTOD:
+		memcpy(host_ptr(c, w->copy.dst), c->data + w->copy.src, w->copy.len);
+		return 0;
+	case WORK_DTOH:
+		memcpy(c->data + w->copy.dst, host_ptr(c, w->copy.src), w->copy.len);
+		return 0;
+	case WORK_DTOD:
+		memmove(host_ptr(c, w->copy.dst), host_ptr(c, w->copy.src), w->copy.len);
+		return 0;
+	case WORK_MEMSET:
+		run_memset(c, w);
+		return 0;
+	case WORK_LAUNCH:
+		return run_launch(w);
+	case WORK_EVENT_RECORD:
+		atomic_store(&w->event.event->time_ns, axond_now_ns());
+		atomic_fetch_add(&w->event.event->done_records, 1);
+		return 0;
+	case WORK_UNMAP:
+		run_unmap(c, w);
+		return 0;
+	case WORK_WAIT_EVENT:	/* one in-order queue: already satisfied */
+	case WORK_MARKER:
+	case WORK_RELEASE:
+		return 0;
+	}
+	return CUDA_ERROR_UNKNOWN;
+}
+
+static void *executor(void *arg)
+{
+	struct axond *d = arg;
+
+	for (;;) {
+		struct work *w;
+		int32_t res = 0;
+
+		pthread_mutex_lock(&sim.lock);
+		while (!sim.head && !sim.stop)
+			pthread_cond_wait(&sim.cond, &sim.lock);
+		w = sim.head;
+		if (!w) {
+			pthread_mutex_unlock(&sim.lock);
+			return NULL;
+		}
+		sim.head = w->next;
+		if (!sim.head)
+			sim.tail = NULL;
+		pthread_mutex_unlock(&sim.lock);
+
+		/* A dead client's work is dropped; its memory is going away. */
+		if (!atomic_load(&w->client->dead_for_worker))
+			res = execute(w);
+		work_done(d, w, res);
+	}
+}
+
+static void sim_submit(struct axond *d, struct work *w)
+{
+	(void)d;
+	w->next = NULL;
+	pthread_mutex_lock(&sim.lock);
+	if (sim.tail)
+		sim.tail->next = w;
+	else
+		sim.head = w;
+	sim.tail = w;
+	pthread_cond_signal(&sim.cond);
+	pthread_mutex_unlock(&sim.lock);
+}
+
+static int sim_init(struct axond *d, char *err, size_t errlen)
+{
+	sim_fill_info(d->info, d->cfg.sim_mem);
+	sim.d = d;
+	pthread_mutex_init(&sim.lock, NULL);
+	pthread_cond_init(&sim.cond, NULL);
+	if (pthread_create(&sim.thread, NULL, executor, d)) {
+		snprintf(err, errlen, "cannot start the executor thread");
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+static void sim_fini(struct axond *d)
+{
+	(void)d;
+	pthread_mutex_lock(&sim.lock);
+	sim.stop = true;
+	pthread_cond_signal(&sim.cond);
+	pthread_mutex_unlock(&sim.lock);
+	pthread_join(sim.thread, NULL);
+}
+
+static int sim_client_init(struct axond *d, struct client *c)
+{
+	struct sim_client *sc = calloc(1, sizeof(*sc));
+
+	(void)d;
+	if (!sc)
+		return -ENOMEM;
+	sc->base = c->params.va_base;
+	sc->size = c->params.va_size;
+	/* Reserve the window; pages appear on first touch (MAP_NORESERVE). */
+	sc->window = mmap(NULL, sc->size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (sc->window == MAP_FAILED) {
+		free(sc);
+		return -ENOMEM;
+	}
+	c->backend_priv = sc;
+	return 0;
+}
+
+static void sim_client_fini(struct axond *d, struct client *c)
+{
+	struct sim_client *sc = c->backend_priv;
+
+	(void)d;
+	munmap(sc->window, sc->size);
+	free(sc);
+	c->backend_priv = NULL;
+}
+
+static int sim_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len)
+{
+	(void)d;
+	(void)c;
+	(void)addr;
+	(void)len;
+	return 0;	/* the window is already reserved; pages come on touch */
+}
+
+static int sim_module_load(struct axond *d, struct client *c, struct module *m,
+			   const void *image, size_t len, char *err, size_t errlen)
+{
+	struct sim_module *sm = calloc(1, sizeof(*sm));
+	size_t i = 0;
+	int ret;
+
+	if (!sm)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ret = sim_image_parse(image, len, &sm->img, err, errlen);
+	if (ret) {
+		free(sm);
+		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;
+	}
+	sm->globals = calloc(sm->img->nglobals ? sm->img->nglobals : 1,
+			     sizeof(*sm->globals));
+	if (!sm->globals)
+		goto err_oom;
+	/* Globals live in the client's window, minted by the daemon. */
+	for (i = 0; i < sm->img->nglobals; i++) {
+		const struct sim_global_desc *g = &sm->img->globals[i];
+		uint64_t size = g->size ? g->size : 1;
+
+		if (client_mint_daemon(d, c, m->ctx, size, &sm->globals[i].addr))
+			goto err_oom;
+		sm->globals[i].size = g->size;
+		if (g->init)
+			memcpy(host_ptr(c, sm->globals[i].addr), g->init, g->size);
+		else
+			memset(host_ptr(c, sm->globals[i].addr), 0, g->size);
+	}
+	m->backend_priv = sm;
+	return 0;
+
+err_oom:
+	snprintf(err, errlen, "out of device memory for module globals");
+	while (i--)
+		client_unmint_daemon(d, c, sm->globals[i].addr);
+	free(sm->globals);
+	sim_image_free(sm->img);
+	free(sm);
+	return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static void sim_module_unload(struct axond *d, struct client *c, struct module *m)
+{
+	struct sim_module *sm = m->backend_priv;
+	size_t i;
+
+	if (!sm)
+		return;
+	for (i = 0; i < sm->img->nglobals; i++)
+		client_unmint_daemon(d, c, sm->globals[i].addr);
+	free(sm->globals);
+	sim_image_free(sm->img);
+	free(sm);
+	m->backend_priv = NULL;
+}
+
+static int sim_module_get_func(struct axond *d, struct client *c, struct module *m,
+			       const char *name, struct func *f)
+{
+	struct sim_module *sm = m->backend_priv;
+	const struct sim_kernel_desc *k = sim_image_find_kernel(sm->img, name);
+	struct sim_func *sf;
+	uint32_t i;
+
+	(void)d;
+	(void)c;
+	if (!k)
+		return CUDA_ERROR_NOT_FOUND;
+	if (k->nparams > AXON_MAX_KERNEL_PARAMS)
+		return CUDA_ERROR_INVALID_IMAGE;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	sf->desc = k;
+	sf->impl = sim_kernels_find(name);
+	f->info.nparams = k->nparams;
+	f->info.args_size = k->args_size;
+	for (i = 0; i < k->nparams; i++)
+		f->info.param[i] = AXON_PARAM_MAKE(k->params[i].offset, k->params[i].size);
+	f->backend_priv = sf;
+	return 0;
+}
+
+static int sim_module_get_global(struct axond *d, struct client *c, struct module *m,
+				 const char *name, uint64_t *addr, uint64_t *size)
+{
+	struct sim_module *sm = m->backend_priv;
+	size_t i;
+
+	(void)d;
+	(void)c;
+	for (i = 0; i < sm->img->nglobals; i++) {
+		if (!strcmp(sm->img->globals[i].name, name)) {
+			*addr = sm->globals[i].addr;
+			*size = sm->globals[i].size;
+			return 0;
+		}
+	}
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+static int sim_func_get_attr(struct axond *d, struct func *f, int attr, int64_t *value)
+{
+	(void)d;
+	switch (attr) {
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+		*value = 1024;
+		return 0;
+	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+	case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+		*value = 0;
+		return 0;
+	case CU_FUNC_ATTRIBUTE_NUM_REGS:
+		*value = 32;
+		return 0;
+	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+		*value = 90;
+		return 0;
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		*value = 49152;
+		return 0;
+	default:
+		(void)f;
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+static void sim_func_free(struct axond *d, struct func *f)
+{
+	(void)d;
+	free(f->backend_priv);
+	f->backend_priv = NULL;
+}
+
+const struct backend sim_backend = {
+	.name = "sim",
+	.init = sim_init,
+	.fini = sim_fini,
+	.client_init = sim_client_init,
+	.client_fini = sim_client_fini,
+	.mem_map = sim_mem_map,
+	.module_load = sim_module_load,
+	.module_unload = sim_module_unload,
+	.module_get_func = sim_module_get_func,
+	.module_get_global = sim_module_get_global,
+	.func_get_attr = sim_func_get_attr,
+	.func_free = sim_func_free,
+	.submit = sim_submit,
+};

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stats document (JSON) served to tools on an AXON_HELLO_STATS
+ * connection: the daemon, each device, each client. Field names are stable;
+ * Documentation/abi.md lists them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <axon/libaxon.h>
+#include "axond.h"
+#include "backend.h"
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = (b->cap + (size_t)n + 1) * 2;
+			char *np = realloc(b->p, cap);
+
+			if (!np) {
+				b->oom = true;
+				return;
+			}
+			b->p = np;
+			b->cap = cap;
+		}
+	}
+}
+
+/* JSON string: escapes quotes, backslashes and control characters. */
+static void put_str(struct buf *b, const char *s)
+{
+	put(b, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			put(b, "\\%c", ch);
+		else if (ch < 0x20)
+			put(b, "\\u%04x", ch);
+		else
+			put(b, "%c", ch);
+	}
+	put(b, "\"");
+}
+
+/* Percentile from the log2 histogram: the bucket's upper bound in us. */
+static uint64_t percentile(const uint64_t *hist, double p)
+{
+	uint64_t total = 0, acc = 0;
+	int i;
+
+	for (i = 0; i < LAT_BUCKETS; i++)
+		total += hist[i];
+	if (!total)
+		return 0;
+	for (i = 0; i < LAT_BUCKETS; i++) {
+		acc += hist[i];
+		if ((double)acc >= p * (double)total)
+			return 1ULL << i;
+	}
+	return 1ULL << (LAT_BUCKETS - 1);
+}
+
+static void put_client(struct buf *b, struct axond *d, struct client *c)
+{
+	const struct client_stats *s = &c->stats;
+	uint32_t sq_depth = axon_read_once(&c->cpage->sq_tail) - c->sq_head;
+	unsigned int i;
+	bool first = true;
+
+	put(b, "{\"id\":%llu,\"pid\":%d,\"uid\":%u,\"gid\":%u,\"comm\":",
+	    (unsigned long long)c->id, (int)c->pid, (unsigned int)c->uid,
+	    (unsigned int)c->gid);
+	put_str(b, c->comm);
+	put(b, ",\"connected_s\":%.3f", (double)(axond_now_ns() - c->connect_ns) / 1e9);
+	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
+	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
+	    rangemap_count(&c->allocs));
+	put(b, ",\"handles\":{\"contexts\":%u,\"streams\":%u,\"events\":%u,"
+	    "\"modules\":%u,\"functions\":%u}",
+	    handle_count(&c->ctxs, 0), handle_count(&c->streams, 0),
+	    handle_count(&c->events, 0), handle_count(&c->modules, 0),
+	    handle_count(&c->funcs, 0));
+	put(b, ",\"ops\":{\"sync\":%llu,\"deferred\":%llu,\"by_op\":{",
+	    (unsigned long long)s->by_class[OP_CLASS_SYNC],
+	    (unsigned long long)s->by_class[OP_CLASS_DEFERRED]);
+	for (i = 0; i < AXON_OP_LAST; i++) {
+		if (!s->ops[i])
+			continue;
+		put(b, "%s\"%s\":%llu", first ? "" : ",", axon_op_name(i),
+		    (unsigned long long)s->ops[i]);
+		first = false;
+	}
+	put(b, "}},\"crossings\":%llu,\"errors\":%llu,\"bytes_htod\":%llu,"
+	    "\"bytes_dtoh\":%llu,\"sq_depth\":%u,",
+	    (unsigned long long)s->crossings, (unsigned long long)s->errors,
+	    (unsigned long long)s->bytes_htod, (unsigned long long)s->bytes_dtoh,
+	    sq_depth > c->sq_entries ? c->sq_entries : sq_depth);
+	put(b, "\"latency_us\":{\"p50\":%llu,\"p99\":%llu,\"log2_hist\":[",
+	    (unsigned long long)percentile(s->lat_hist, 0.50),
+	    (unsigned long long)percentile(s->lat_hist, 0.99));
+	for (i = 0; i < LAT_BUCKETS; i++)
+		put(b, "%s%llu", i ? "," : "", (unsigned long long)s->lat_hist[i]);
+	put(b, "]}}");
+	(void)d;
+}
+
+int stats_render(struct axond *d, char **out, size_t *len)
+{
+	struct buf b = { 0 };
+	struct client *c;
+	unsigned int i;
+
+	put(&b, "{\"daemon\":{\"pid\":%d,\"backend\":\"%s\",\"abi\":\"%u.%u\","
+	    "\"uptime_s\":%.3f,\"clients\":%u,\"clients_total\":%llu,\"ops_total\":%llu,"
+	    "\"mem_used\":%llu,\"mem_reserved\":%llu},\"devices\":[",
+	    (int)getpid(), d->backend->name, AXON_ABI_MAJOR, AXON_ABI_MINOR,
+	    (double)(axond_now_ns() - d->start_ns) / 1e9, d->nclients,
+	    (unsigned long long)d->total_clients, (unsigned long long)d->total_ops,
+	    (unsigned long long)d->mem_used, (unsigned long long)d->mem_reserved);
+	for (i = 0; i < d->info->ndevices; i++) {
+		put(&b, "%s{\"index\":%u,\"name\":", i ? "," : "", i);
+		put_str(&b, d->info->device[i].name);
+		put(&b, ",\"total_mem\":%llu}",
+		    (unsigned long long)d->info->device[i].total_mem);
+	}
+	put(&b, "],\"clients\":[");
+	for (c = d->clients; c; c = c->next) {
+		put_client(&b, d, c);
+		if (c->next)
+			put(&b, ",");
+	}
+	put(&b, "]}\n");
+	if (b.oom) {
+		free(b.p);
+		return -1;
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}

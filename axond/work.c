@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stream-ordered work items: created by op handlers on the dispatcher,
+ * executed by the backend, finished by work_done() on the executor thread,
+ * which advances the stream's frontier and hands completions and releases
+ * back to the dispatcher through the done queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cuda.h>
+
+#include <axon/libaxon.h>
+#include "axond.h"
+#include "backend.h"
+#include "ops/ops.h"
+
+struct work *work_new(struct op_ctx *o, enum work_type type)
+{
+	struct work *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->type = type;
+	w->client = o->c;
+	w->stream = (type == WORK_RELEASE || type == WORK_UNMAP) ? NULL : o->stream;
+	w->want_cqe = !o->deferred;
+	w->user_data = o->sqe ? o->sqe->user_data : 0;
+	w->op = o->sqe ? o->sqe->opcode : AXON_OP_LAST;
+	w->reports_pending = w->op < AXON_OP_LAST &&
+			     (op_table[w->op].flags & OPF_REPORTS_PENDING);
+	w->t_start = o->t_start;
+	w->counts = w->stream && w->op < AXON_OP_LAST &&
+		    (op_table[w->op].flags & OPF_STREAM);
+	return w;
+}
+
+enum op_status work_submit(struct op_ctx *o, struct work *w)
+{
+	client_get(w->client);
+	o->d->backend->submit(o->d, w);
+	return OP_QUEUED;
+}
+
+static void done_push(struct axond *d, struct done_entry *e)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&d->done_lock);
+	if (d->done_tail)
+		d->done_tail->next = e;
+	else
+		d->done_head = e;
+	d->done_tail = e;
+	pthread_mutex_unlock(&d->done_lock);
+	/* The dispatcher sets sleeping, then re-checks the queue before it
+	 * waits, so a push it misses comes with this wake-up. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&d->sleeping))
+		(void)!write(d->worker_fd, &one, sizeof(one));
+}
+
+void work_done(struct axond *d, struct work *w, int32_t res)
+{
+	struct client *c = w->client;
+	struct done_entry *e = NULL;
+
+	if (w->counts && !atomic_load(&c->dead_for_worker)) {
+		w->stream->completed++;
+		/* Pairs with the client's acquire in axon_frontier(). */
+		axon_store_release(&c->frontier[w->stream->slot], w->stream->completed);
+	}
+	if (w->type == WORK_LAUNCH)
+		free(w->launch.args);
+	if (w->type == WORK_RELEASE || w->want_cqe) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			/* Cannot happen in practice; the client would hang on
+			 * this completion, so take it down instead. */
+			log_err("client %llu: out of memory posting a completion",
+				(unsigned long long)c->id);
+			atomic_store(&c->dead_for_worker, true);
+		}
+	}
+	if (e) {
+		e->client = c;	/* our reference moves to the entry */
+		e->user_data = w->user_data;
+		e->op = w->op;
+		e->res = res;
+		e->t_start = w->t_start;
+		if (w->type == WORK_RELEASE) {
+			e->release = w->release.fn;
+			e->obj = w->release.obj;
+		}
+		free(w);
+		done_push(d, e);
+		return;
+	}
+	if (res && !atomic_load(&c->dead_for_worker))
+		client_latch_error(c, (uint32_t)res);
+	free(w);
+	client_put(d, c);
+}
+
+/* Queues fn(obj) to run after all work queued so far. */
+int work_release_later(struct axond *d, struct client *c, release_fn fn, void *obj)
+{
+	struct op_ctx o = { .d = d, .c = c, .deferred = true };
+	struct work *w = work_new(&o, WORK_RELEASE);
+
+	if (!w)
+		return -ENOMEM;
+	w->release.fn = fn;
+	w->release.obj = obj;
+	work_submit(&o, w);
+	return 0;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Connecting to axond: parse the address, exchange hello/welcome over a
+ * SOCK_SEQPACKET unix socket, receive the region, info and doorbell
+ * descriptors and map them. The only file of libaxon that sets up state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <axon/libaxon.h>
+#include "transport.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+const char *axon_default_addr(void)
+{
+	const char *env = getenv("AXON_ADDR");
+
+	return env && *env ? env : "unix:" AXON_DEFAULT_SOCKET;
+}
+
+int axon_open_socket(const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *path;
+	int fd;
+
+	if (!addr)
+		addr = axon_default_addr();
+	if (strncmp(addr, "unix:", 5) == 0) {
+		path = addr + 5;
+	} else if (addr[0] == '/') {
+		path = addr;
+	} else {
+		set_err(err, errlen, "unsupported axon address '%s' (want unix:PATH)", addr);
+		return -EINVAL;
+	}
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		set_err(err, errlen, "socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+
+		set_err(err, errlen, "socket: %s", strerror(e));
+		return -e;
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		int e = errno;
+
+		set_err(err, errlen, "cannot reach axond at %s: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int axon_send_hello(int fd, uint32_t kind, const struct axon_params *req)
+{
+	struct axon_hello hello = {
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+		.kind = kind,
+	};
+	ssize_t n;
+
+	if (req)
+		hello.params = *req;
+	do {
+		n = send(fd, &hello, sizeof(hello), MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == sizeof(hello) ? 0 : -EIO;
+}
+
+/* Receives the welcome and up to nfds descriptors; returns how many came. */
+static int recv_welcome(int fd, struct axon_welcome *w, int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int got = 0;
+	ssize_t n;
+
+	do {
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		int i, count;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (i = 0; i < count; i++) {
+			int d;
+
+			memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (got < nfds)
+				fds[got++] = d;
+			else
+				close(d);
+		}
+	}
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n != sizeof(*w) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		while (got)
+			close(fds[--got]);
+		return -EPROTO;
+	}
+	return got;
+}
+
+int axon_recv_welcome(int fd, struct axon_welcome *w, int *fds, int nfds,
+		      char *err, size_t errlen)
+{
+	int got = recv_welcome(fd, w, fds, nfds);
+
+	if (got < 0) {
+		set_err(err, errlen, "no answer from axond: %s", strerror(-got));
+		return got;
+	}
+	if (w->magic != AXON_MAGIC) {
+		set_err(err, errlen, "peer is not axond (bad magic)");
+		goto fail;
+	}
+	if (w->status) {
+		w->message[sizeof(w->message) - 1] = 0;
+		set_err(err, errlen, "axond refused: %s", w->message);
+		while (got)
+			close(fds[--got]);
+		return w->status < 0 ? w->status : -EPROTO;
+	}
+	if (w->abi_major != AXON_ABI_MAJOR) {
+		set_err(err, errlen, "axond speaks ABI %u.%u, this library %u.%u",
+			w->abi_major, w->abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
+		goto fail;
+	}
+	return got;
+fail:
+	while (got)
+		close(fds[--got]);
+	return -EPROTO;
+}
+
+/* The region layout the daemon sent must fit the region we received. */
+static int check_params(const struct axon_params *p, size_t region, char *err,
+			size_t errlen)
+{
+	const uint64_t sqes = (uint64_t)p->sq_entries * AXON_SQE_SIZE;
+	const uint64_t cqes = (uint64_t)p->cq_entries * AXON_CQE_SIZE;
+
+	if (!p->sq_entries || (p->sq_entries & (p->sq_entries - 1)) ||
+	    !p->cq_entries || (p->cq_entries & (p->cq_entries - 1)) ||
+	    p->region_size != region ||
+	    p->off_client + sizeof(struct axon_client_page) > region ||
+	    p->off_daemon + sizeof(struct axon_daemon_page) > region ||
+	    p->off_frontier + (uint64_t)p->frontier_entries * 8 > region ||
+	    p->off_sqes + sqes > region || p->off_cqes + cqes > region ||
+	    p->off_data + p->data_size > region ||
+	    (p->off_sqes % AXON_CACHELINE) || (p->off_cqes % AXON_CACHELINE) ||
+	    (p->off_frontier % 8)) {
+		set_err(err, errlen, "axond sent an inconsistent ring layout");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int axon_connect(const char *addr, const struct axon_params *req,
+		 struct axon_ring *r, char *err, size_t errlen)
+{
+	struct axon_welcome w;
+	struct stat st;
+	int fds[3], ret, fd;
+	const char *spin;
+
+	memset(r, 0, sizeof(*r));
+	r->sock_fd = r->doorbell_fd = -1;
+	fd = axon_open_socket(addr, err, errlen);
+	if (fd < 0)
+		return fd;
+	ret = axon_send_hello(fd, AXON_HELLO_CLIENT, req);
+	if (ret) {
+		set_err(err, errlen, "sending hello: %s", strerror(-ret));
+		goto err_sock;
+	}
+	ret = axon_recv_welcome(fd, &w, fds, 3, err, errlen);
+	if (ret < 0)
+		goto err_sock;
+	if (ret != 3) {
+		set_err(err, errlen, "axond sent %d descriptors, expected 3", ret);
+		while (ret)
+			close(fds[--ret]);
+		ret = -EPROTO;
+		goto err_sock;
+	}
+	if (fstat(fds[0], &st) < 0 || (ret = check_params(&w.params, (size_t)st.st_size,
+							   err, errlen)) < 0) {
+		if (!ret)
+			ret = -errno;
+		goto err_fds;
+	}
+	r->region_size = (size_t)st.st_size;
+	r->region = mmap(NULL, r->region_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fds[0], 0);
+	if (r->region == MAP_FAILED) {
+		ret = -errno;
+		set_err(err, errlen, "mapping the ring region: %s", strerror(-ret));
+		goto err_fds;
+	}
+	if (fstat(fds[1], &st) < 0 || (size_t)st.st_size < sizeof(struct axon_info)) {
+		ret = -EPROTO;
+		set_err(err, errlen, "axond sent a short info page");
+		goto err_region;
+	}
+	r->info_size = (size_t)st.st_size;
+	r->info = mmap(NULL, r->info_size, PROT_READ, MAP_SHARED, fds[1], 0);
+	if (r->info == MAP_FAILED) {
+		ret = -errno;
+		set_err(err, errlen, "mapping the info page: %s", strerror(-ret));
+		goto err_region;
+	}
+	close(fds[0]);
+	close(fds[1]);
+
+	r->params = w.params;
+	r->sock_fd = fd;
+	r->doorbell_fd = fds[2];
+	r->cpage = (void *)((char *)r->region + w.params.off_client);
+	r->dpage = (const void *)((char *)r->region + w.params.off_daemon);
+	r->frontier = (const void *)((char *)r->region + w.params.off_frontier);
+	r->sqes = (void *)((char *)r->region + w.params.off_sqes);
+	r->cqes = (const void *)((char *)r->region + w.params.off_cqes);
+	r->data = (unsigned char *)r->region + w.params.off_data;
+	r->data_size = w.params.data_size;
+	r->sq_entries = w.params.sq_entries;
+	r->sq_mask = w.params.sq_entries - 1;
+	r->cq_entries = w.params.cq_entries;
+	r->cq_mask = w.params.cq_entries - 1;
+	r->sq_tail = axon_read_once(&r->cpage->sq_tail);
+	r->cq_head = axon_read_once(&r->cpage->cq_head);
+	spin = getenv("AXON_SPIN_NS");
+	r->spin_ns = spin ? (unsigned int)strtoul(spin, NULL, 10) : 50000;
+	return 0;
+
+err_region:
+	munmap(r->region, r->region_size);
+err_fds:
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+err_sock:
+	close(fd);
+	memset(r, 0, sizeof(*r));
+	r->sock_fd = r->doorbell_fd = -1;
+	return ret;
+}
+
+void axon_close(struct axon_ring *r)
+{
+	if (r->info && r->info != MAP_FAILED)
+		munmap((void *)r->info, r->info_size);
+	if (r->region)
+		munmap(r->region, r->region_size);
+	if (r->doorbell_fd >= 0)
+		close(r->doorbell_fd);
+	if (r->sock_fd >= 0)
+		close(r->sock_fd);
+	memset(r, 0, sizeof(*r));
+	r->sock_fd = r->doorbell_fd = -1;
+}
+
+int axon_read_stats(const char *addr, char **json, char *err, size_t errlen)
+{
+	struct axon_welcome w;
+	size_t len = 0, cap = AXON_STATS_CHUNK + 1;
+	char *buf;
+	int fd, ret;
+
+	*json = NULL;
+	fd = axon_open_socket(addr, err, errlen);
+	if (fd < 0)
+		return fd;
+	ret = axon_send_hello(fd, AXON_HELLO_STATS, NULL);
+	if (!ret)
+		ret = axon_recv_welcome(fd, &w, NULL, 0, err, errlen);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < AXON_STATS_CHUNK + 1) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = recv(fd, buf + len, AXON_STATS_CHUNK, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (ret < 0) {
+		free(buf);
+		set_err(err, errlen, "reading stats: %s", strerror(-ret));
+		return ret;
+	}
+	buf[len] = 0;
+	*json = buf;
+	return 0;
+}

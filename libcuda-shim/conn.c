@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The shim's connection to axond: made once at cuInit, then shared by all
+ * threads. Taking SQEs and publishing them happens under shim.lock; waiting
+ * for a completion is done by one reaper thread at a time, outside the lock,
+ * so other threads keep submitting while someone waits.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+struct shim shim = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+void shim_log(const char *fmt, ...)
+{
+	const char *lvl = getenv("AXON_LOG");
+	va_list ap;
+
+	if (lvl && !strcmp(lvl, "0"))
+		return;
+	fprintf(stderr, "axon: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+CUresult shim_status(int ret)
+{
+	switch (ret) {
+	case 0:
+		return CUDA_SUCCESS;
+	case -ENOMEM:
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	case -ETIMEDOUT:
+		return CUDA_ERROR_TIMEOUT;
+	default:
+		return CUDA_ERROR_OPERATING_SYSTEM;
+	}
+}
+
+/* Called with shim.lock held. */
+static CUresult connect_locked(void)
+{
+	char err[256] = "";
+	int ret;
+
+	ret = axon_connect(NULL, NULL, &shim.ring, err, sizeof(err));
+	if (ret) {
+		shim_log("cannot connect to axond: %s", err);
+		return ret == -EPROTO ? CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+				      : CUDA_ERROR_NO_DEVICE;
+	}
+	if (shim.ring.info->ndevices == 0) {
+		axon_close(&shim.ring);
+		return CUDA_ERROR_NO_DEVICE;
+	}
+	/* The client mints from its window minus the daemon's top 1/16. */
+	ret = vaalloc_init(&shim.va, shim.ring.params.va_base,
+			   shim.ring.params.va_size - shim.ring.params.va_size / 16);
+	if (ret) {
+		axon_close(&shim.ring);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	shim.credit = shim.ring.params.mint_credit;
+	shim.connected = true;
+	return CUDA_SUCCESS;
+}
+
+CUresult shim_ensure_init(void)
+{
+	CUresult r;
+
+	if (__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_SUCCESS;
+	shim_lock();
+	if (shim.connected)
+		r = CUDA_SUCCESS;
+	else if (shim.init_error)
+		r = shim.init_error;
+	else
+		r = connect_locked();
+	if (r && !shim.init_error)
+		shim.init_error = r;
+	shim_unlock();
+	return r;
+}
+
+/* Moves every available completion to its waiter. Reaper only. */
+static void reap_ready(void)
+{
+	const struct axon_cqe *cqe;
+
+	while (axon_peek_cqe(&shim.ring, &cqe) == 0) {
+		struct shim_waiter *w = (struct shim_waiter *)(uintptr_t)cqe->user_data;
+
+		if (w) {
+			w->res = cqe->res;
+			w->aux[0] = cqe->aux[0];
+			w->aux[1] = cqe->aux[1];
+			__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+		}
+		axon_cqe_seen(&shim.ring);
+	}
+}
+
+void shim_flush(void)
+{
+	int ret = axon_submit(&shim.ring);
+
+	if (ret < 0)
+		shim_log("submit failed: %s", strerror(-ret));
+}
+
+struct axon_sqe *shim_sqe(void)
+{
+	struct axon_sqe *sqe;
+
+	while (!(sqe = axon_get_sqe(&shim.ring))) {
+		/* SQ full: publish what we have and let the daemon catch up. */
+		shim_flush();
+		if (axon_daemon_alive(&shim.ring))
+			return NULL;
+		shim_unlock();
+		sched_yield();
+		shim_lock();
+	}
+	return sqe;
+}
+
+/*
+ * Waits for w (whose SQE was taken under the lock). Returns with the lock
+ * held. The reaper drains CQEs for every waiter; others sleep on the cond.
+ */
+CUresult shim_wait(struct shim_waiter *w)
+{
+	shim_flush();
+	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+		const struct axon_cqe *cqe;
+		int ret;
+
+		if (shim.reaper_active) {
+			pthread_cond_wait(&shim.cond, &shim.lock);
+			continue;
+		}
+		shim.reaper_active = true;
+		shim_unlock();
+		/* Only the reaper touches the CQ side of the ring. */
+		ret = axon_wait_cqe(&shim.ring, &cqe, 0);
+		shim_lock();
+		if (ret == 0)
+			reap_ready();
+		shim.reaper_active = false;
+		pthread_cond_broadcast(&shim.cond);
+		if (ret == -EPIPE) {
+			shim_log("axond went away");
+			return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		}
+	}
+	return (CUresult)w->res;
+}
+
+CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
+{
+	sqe->user_data = (uint64_t)(uintptr_t)w;
+	return shim_wait(w);
+}

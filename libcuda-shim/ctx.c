@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Contexts. A CUcontext is the daemon's context handle; the shim keeps its
+ * device, flags and default stream, and each thread's stack of current
+ * contexts (Local: no crossing to push, pop, set or get).
+ */
+#include <string.h>
+
+#include "shim.h"
+
+#define STACK_MAX 32
+
+static __thread uint64_t stack[STACK_MAX];
+static __thread int depth;
+
+struct shim_ctx *shim_ctx_of(CUcontext c)
+{
+	uint64_t h = (uint64_t)(uintptr_t)c;
+	struct shim_ctx *sc;
+
+	if (AXON_HANDLE_TYPE(h) != AXON_HANDLE_CTX)
+		return NULL;
+	sc = &shim.ctx[AXON_HANDLE_INDEX(h) % SHIM_MAX_CTX];
+	return sc->handle == h ? sc : NULL;
+}
+
+struct shim_ctx *shim_current_ctx(void)
+{
+	return depth ? shim_ctx_of((CUcontext)(uintptr_t)stack[depth - 1]) : NULL;
+}
+
+CUresult shim_get_ctx(struct shim_ctx **out)
+{
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	*out = shim_current_ctx();
+	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
+			   uint64_t *handle)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	struct shim_ctx *sc;
+	CUresult r;
+
+	r = shim_ensure_init();
+	if (r)
+		return r;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	shim_lock();
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_CTX_CREATE, 0, (uint64_t)dev, flags);
+	r = shim_sync_op(sqe, &w);
+	if (!r) {
+		sc = &shim.ctx[AXON_HANDLE_INDEX(w.aux[0]) % SHIM_MAX_CTX];
+		sc->handle = w.aux[0];
+		sc->default_stream = w.aux[1];
+		sc->device = dev;
+		sc->flags = flags;
+		sc->primary = primary;
+		*handle = w.aux[0];
+	}
+	shim_unlock();
+	return r;
+}
+
+static void ctx_destroy(struct shim_ctx *sc)
+{
+	struct axon_sqe *sqe;
+	int i;
+
+	shim_lock();
+	sqe = shim_sqe();
+	if (sqe) {
+		axon_prep_obj(sqe, AXON_OP_CTX_DESTROY, sc->handle, 0, 0);
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim_flush();
+	}
+	/* Remove it from this thread's stack; others find it stale. */
+	for (i = 0; i < depth; i++)
+		if (stack[i] == sc->handle)
+			stack[i] = 0;
+	memset(sc, 0, sizeof(*sc));
+	shim_unlock();
+}
+
+static CUresult push(uint64_t h)
+{
+	if (depth == STACK_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	stack[depth++] = h;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	uint64_t h;
+	CUresult r;
+
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = ctx_create(dev, flags, false, &h);
+	if (r)
+		return r;
+	*pctx = (CUcontext)(uintptr_t)h;
+	return push(h);
+}
+
+SHIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params,
+				    int nparams, unsigned int flags, CUdevice dev)
+{
+	if (nparams > 0 || params)
+		return CUDA_ERROR_NOT_SUPPORTED;	/* no execution affinity */
+	return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+SHIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *p,
+				    unsigned int flags, CUdevice dev)
+{
+	if (p && (p->numExecAffinityParams || p->execAffinityParams || p->cigParams))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+SHIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+	struct shim_ctx *sc = shim_ctx_of(ctx);
+
+	if (!sc || sc->primary)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	ctx_destroy(sc);
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	if (!shim_ctx_of(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	SHIM_LOCAL();
+	return push((uint64_t)(uintptr_t)ctx);
+}
+
+SHIM_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	if (!depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	SHIM_LOCAL();
+	depth--;
+	if (pctx)
+		*pctx = (CUcontext)(uintptr_t)stack[depth];
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+	SHIM_LOCAL();
+	if (!ctx) {
+		if (depth)
+			depth--;
+		return CUDA_SUCCESS;
+	}
+	if (!shim_ctx_of(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (depth)
+		stack[depth - 1] = (uint64_t)(uintptr_t)ctx;
+	else
+		stack[depth++] = (uint64_t)(uintptr_t)ctx;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+	struct shim_ctx *sc;
+
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	SHIM_LOCAL();
+	sc = shim_current_ctx();
+	*pctx = sc ? (CUcontext)(uintptr_t)sc->handle : NULL;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
+{
+	struct shim_ctx *sc;
+	CUresult r;
+
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_get_ctx(&sc);
+	if (r)
+		return r;
+	SHIM_LOCAL();
+	*device = sc->device;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+	struct shim_ctx *sc = ctx ? shim_ctx_of(ctx) : shim_current_ctx();
+
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sc)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*device = sc->device;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuCtxGetFlags(unsigned int *flags)
+{
+	struct shim_ctx *sc;
+	CUresult r;
+
+	if (!flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_get_ctx(&sc);
+	if (!r)
+		*flags = sc->flags;
+	return r;
+}
+
+SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+	if (!version)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (ctx && !shim_ctx_of(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*version = 3020;	/* what the driver reports for every context */
+	return CUDA_SUCCESS;
+}
+
+static CUresult ctx_sync(struct shim_ctx *sc)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	CUresult r;
+
+	shim_lock();
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_CTX_SYNC, sc->handle, 0, 0);
+	r = shim_sync_op(sqe, &w);
+	shim_unlock();
+	return r;
+}
+
+SHIM_EXPORT CUresult cuCtxSynchronize(void)
+{
+	struct shim_ctx *sc;
+	CUresult r = shim_get_ctx(&sc);
+
+	return r ? r : ctx_sync(sc);
+}
+
+SHIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+	struct shim_ctx *sc = ctx ? shim_ctx_of(ctx) : shim_current_ctx();
+
+	return sc ? ctx_sync(sc) : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+/* Primary contexts: one per device per process, reference counted. */
+SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	struct shim_primary *p;
+	CUresult r;
+
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_ensure_init();
+	if (r)
+		return r;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	p = &shim.primary[dev];
+	shim_lock();
+	if (!p->ctx) {
+		uint64_t h = 0;
+
+		shim_unlock();
+		r = ctx_create(dev, p->flags, true, &h);
+		shim_lock();
+		if (r) {
+			shim_unlock();
+			return r;
+		}
+		if (p->ctx) {
+			/* Another thread won the race: drop ours. */
+			shim_unlock();
+			ctx_destroy(shim_ctx_of((CUcontext)(uintptr_t)h));
+			shim_lock();
+		} else {
+			p->ctx = h;
+		}
+	}
+	p->refs++;
+	*pctx = (CUcontext)(uintptr_t)p->ctx;
+	shim_unlock();
+	return CUDA_SUCCESS;
+}
+
+static CUresult primary_drop(CUdevice dev, bool reset)
+{
+	struct shim_primary *p;
+	struct shim_ctx *sc = NULL;
+
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	p = &shim.primary[dev];
+	shim_lock();
+	if (!reset && !p->refs) {
+		shim_unlock();
+		return CUDA_ERROR_INVALID_CONTEXT;
+	}
+	if (reset || --p->refs == 0) {
+		sc = p->ctx ? shim_ctx_of((CUcontext)(uintptr_t)p->ctx) : NULL;
+		p->ctx = 0;
+		p->refs = 0;
+	}
+	shim_unlock();
+	if (sc) {
+		sc->primary = false;
+		ctx_destroy(sc);
+	}
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	return primary_drop(dev, false);
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	return primary_drop(dev, false);
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	return primary_drop(dev, true);
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+	return primary_drop(dev, true);
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+	if (!flags || !active)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*flags = shim.primary[dev].flags;
+	*active = shim.primary[dev].ctx != 0;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	shim.primary[dev].flags = flags;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
+{
+	return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Modules, functions and globals. cuModuleLoadData gets no size, so the
+ * shim finds the image's extent from its own headers (ELF, fatbin, fatbin
+ * wrapper, PTX text) before copying it through the data area. The daemon
+ * parses it; a function's parameter layout comes back so cuLaunchKernel can
+ * pack arguments without asking again.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shim.h"
+
+#define FATBIN_MAGIC		0xBA55ED50U
+#define FATBIN_WRAPPER_MAGIC	0x466243B1U
+
+/* Client-side copies of function layouts, by handle index. */
+static struct shim_func **funcs;
+static uint32_t nfuncs;
+
+struct shim_func *shim_func_of(CUfunction f)
+{
+	uint64_t h = (uint64_t)(uintptr_t)f;
+	uint32_t i = AXON_HANDLE_INDEX(h);
+
+	if (AXON_HANDLE_TYPE(h) != AXON_HANDLE_FUNC || i >= nfuncs || !funcs[i] ||
+	    funcs[i]->handle != h)
+		return NULL;
+	return funcs[i];
+}
+
+/* Bytes of an image given only its address; 0 if unrecognised. */
+static size_t image_size(const void *image)
+{
+	const unsigned char *p = image;
+	uint32_t magic;
+
+	memcpy(&magic, p, 4);
+	if (!memcmp(p, ELFMAG, SELFMAG)) {
+		const Elf64_Ehdr *eh = image;
+		size_t end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+		size_t ph = eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize;
+		unsigned int i;
+
+		if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+			return 0;
+		if (ph > end)
+			end = ph;
+		for (i = 0; i < eh->e_shnum; i++) {
+			const Elf64_Shdr *sh = (const void *)(p + eh->e_shoff +
+							      (size_t)i * eh->e_shentsize);
+
+			if (sh->sh_type != SHT_NOBITS && sh->sh_offset + sh->sh_size > end)
+				end = sh->sh_offset + sh->sh_size;
+		}
+		return end;
+	}
+	if (magic == FATBIN_MAGIC) {
+		uint16_t hsize;
+		uint64_t fsize;
+
+		memcpy(&hsize, p + 6, 2);
+		memcpy(&fsize, p + 8, 8);
+		return (size_t)hsize + (size_t)fsize;
+	}
+	/* PTX: text. */
+	return strlen(image) + 1;
+}
+
+/* Unwraps the in-process fatbin wrapper {magic, version, data, ...}. */
+static const void *unwrap(const void *image)
+{
+	uint32_t magic;
+
+	memcpy(&magic, image, 4);
+	if (magic == FATBIN_WRAPPER_MAGIC) {
+		const void *data;
+
+		memcpy(&data, (const char *)image + 8, sizeof(data));
+		return data;
+	}
+	return image;
+}
+
+static CUresult load(CUmodule *mod, const void *image, size_t len)
+{
+	struct shim_waiter w = { 0 };
+	struct shim_ctx *sc;
+	struct axon_sqe *sqe;
+	uint64_t id, off;
+	CUresult r;
+
+	if (!mod || !image)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_get_ctx(&sc);
+	if (r)
+		return r;
+	if (!len)
+		return CUDA_ERROR_INVALID_IMAGE;
+	if (len > shim_data_max() / 2) {
+		shim_log("module image of %zu bytes exceeds half the data area (%llu bytes); "
+			 "raise it with axond --data-size", len,
+			 (unsigned long long)shim_data_max());
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	shim_lock();
+	off = shim_data_alloc(len, &id);
+	memcpy(shim.ring.data + off, image, len);
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_data_done(id);
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_MODULE_LOAD, sc->handle, 0, 0);
+	sqe->obj.data_off = (uint32_t)off;
+	sqe->obj.data_len = (uint32_t)len;
+	r = shim_sync_op(sqe, &w);
+	shim_data_done(id);
+	if (!r)
+		*mod = (CUmodule)(uintptr_t)w.aux[0];
+	shim_unlock();
+	return r;
+}
+
+SHIM_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
+{
+	if (!image)
+		return CUDA_ERROR_INVALID_VALUE;
+	image = unwrap(image);
+	return load(mod, image, image_size(image));
+}
+
+SHIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n,
+					CUjit_option *options, void **values)
+{
+	(void)n;
+	(void)options;
+	(void)values;	/* JIT options are advice; the daemon compiles */
+	return cuModuleLoadData(mod, image);
+}
+
+SHIM_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *mod, const void *fatbin)
+{
+	return cuModuleLoadData(mod, fatbin);
+}
+
+SHIM_EXPORT CUresult cuModuleLoad(CUmodule *mod, const char *fname)
+{
+	struct stat st;
+	void *buf;
+	FILE *f;
+	CUresult r;
+
+	if (!fname || !mod)
+		return CUDA_ERROR_INVALID_VALUE;
+	f = fopen(fname, "rbe");
+	if (!f)
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	if (fstat(fileno(f), &st) < 0 || st.st_size <= 0) {
+		fclose(f);
+		return CUDA_ERROR_INVALID_IMAGE;
+	}
+	buf = calloc(1, (size_t)st.st_size + 1);	/* NUL for PTX */
+	if (!buf) {
+		fclose(f);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		fclose(f);
+		free(buf);
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
+	fclose(f);
+	r = load(mod, buf, image_size(buf) > (size_t)st.st_size + 1 ?
+			   (size_t)st.st_size : image_size(buf));
+	free(buf);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuModuleUnload(CUmodule mod)
+{
+	struct axon_sqe *sqe;
+
+	if (AXON_HANDLE_TYPE((uint64_t)(uintptr_t)mod) != AXON_HANDLE_MODULE)
+		return CUDA_ERROR_INVALID_HANDLE;
+	shim_lock();
+	sqe = shim_sqe();
+	if (sqe) {
+		axon_prep_obj(sqe, AXON_OP_MODULE_UNLOAD, (uint64_t)(uintptr_t)mod, 0, 0);
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim_flush();
+	}
+	shim_unlock();
+	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+}
+
+/* Names travel in the data area; the reply overwrites the same bytes. */
+static CUresult named_op(unsigned int op, CUmodule mod, const char *name,
+			 size_t reply, struct shim_waiter *w, void *out)
+{
+	size_t n = name ? strnlen(name, 1024) : 0;
+	size_t len = n + 1 > reply ? n + 1 : reply;
+	struct axon_sqe *sqe;
+	uint64_t id, off;
+	CUresult r;
+
+	if (!name || n == 0 || n >= 1024)
+		return CUDA_ERROR_INVALID_VALUE;
+	off = shim_data_alloc(len, &id);
+	memcpy(shim.ring.data + off, name, n + 1);
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_data_done(id);
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, op, (uint64_t)(uintptr_t)mod, 0, 0);
+	sqe->obj.data_off = (uint32_t)off;
+	sqe->obj.data_len = (uint32_t)len;
+	r = shim_sync_op(sqe, w);
+	if (!r && out)
+		memcpy(out, shim.ring.data + off, reply);
+	shim_data_done(id);
+	return r;
+}
+
+static int remember_func(uint64_t h, const struct axon_func_info *info)
+{
+	uint32_t i = AXON_HANDLE_INDEX(h);
+	struct shim_func *f;
+
+	if (info->nparams > AXON_MAX_KERNEL_PARAMS || info->args_size > AXON_MAX_ARGS_SIZE)
+		return -EINVAL;
+	if (i < nfuncs && funcs[i] && funcs[i]->handle == h)
+		return 0;
+	if (i >= nfuncs) {
+		uint32_t n = nfuncs ? nfuncs : 64;
+		struct shim_func **nf;
+
+		while (n <= i)
+			n *= 2;
+		nf = realloc(funcs, n * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		memset(nf + nfuncs, 0, (n - nfuncs) * sizeof(*nf));
+		funcs = nf;
+		nfuncs = n;
+	}
+	f = calloc(1, sizeof(*f) + info->nparams * sizeof(uint32_t));
+	if (!f)
+		return -ENOMEM;
+	f->handle = h;
+	f->nparams = info->nparams;
+	f->args_size = info->args_size;
+	f->param = (uint32_t *)(f + 1);
+	memcpy(f->param, info->param, info->nparams * sizeof(uint32_t));
+	if (funcs[i])
+		free(funcs[i]);
+	funcs[i] = f;
+	return 0;
+}
+
+SHIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule mod, const char *name)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_func_info *info;
+	CUresult r;
+
+	if (!hfunc)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (AXON_HANDLE_TYPE((uint64_t)(uintptr_t)mod) != AXON_HANDLE_MODULE)
+		return CUDA_ERROR_INVALID_HANDLE;
+	info = malloc(sizeof(*info));
+	if (!info)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	shim_lock();
+	r = named_op(AXON_OP_MODULE_GET_FUNC, mod, name, sizeof(*info), &w, info);
+	if (!r) {
+		int ret = remember_func(w.aux[0], info);
+
+		if (ret)
+			r = ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;
+		else
+			*hfunc = (CUfunction)(uintptr_t)w.aux[0];
+	}
+	shim_unlock();
+	free(info);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
+					  const char *name)
+{
+	struct shim_waiter w = { 0 };
+	CUresult r;
+
+	if (AXON_HANDLE_TYPE((uint64_t)(uintptr_t)mod) != AXON_HANDLE_MODULE)
+		return CUDA_ERROR_INVALID_HANDLE;
+	shim_lock();
+	r = named_op(AXON_OP_MODULE_GET_GLOBAL, mod, name, 0, &w, NULL);
+	shim_unlock();
+	if (r)
+		return r;
+	if (dptr)
+		*dptr = w.aux[0];
+	if (bytes)
+		*bytes = w.aux[1];
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction f)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	CUresult r;
+
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	shim_lock();
+	if (!shim_func_of(f)) {
+		shim_unlock();
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_FUNC_GET_ATTR, (uint64_t)(uintptr_t)f, (uint64_t)attrib, 0);
+	r = shim_sync_op(sqe, &w);
+	if (!r)
+		*pi = (int)(int64_t)w.aux[0];
+	shim_unlock();
+	return r;
+}

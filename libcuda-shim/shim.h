@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shim's internal state and helpers. One connection per process, made
+ * at cuInit. Submission and reaping are serialised by shim.lock; a thread
+ * that waits for a completion either reaps for everyone (the reaper) or
+ * sleeps on shim.cond until the reaper hands it its result.
+ */
+#ifndef AXON_SHIM_H
+#define AXON_SHIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+/* Every versioned name declared as itself, none renamed by macros. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <axon/libaxon.h>
+
+#include "vaalloc.h"
+
+#define SHIM_MAX_CTX	64
+
+/* A request waiting for its completion. user_data points at it. */
+struct shim_waiter {
+	bool done;
+	int32_t res;
+	uint64_t aux[2];
+};
+
+struct shim_ctx {
+	uint64_t handle;
+	uint64_t default_stream;
+	int device;
+	unsigned int flags;
+	bool primary;
+};
+
+struct shim_func {
+	uint64_t handle;
+	uint32_t nparams;
+	uint32_t args_size;
+	uint32_t *param;	/* AXON_PARAM_MAKE(offset, size) each */
+};
+
+struct shim_event {
+	uint64_t handle;
+	uint64_t stream;	/* stream of the last record */
+	uint32_t slot;		/* its frontier slot */
+	uint64_t seq;		/* ...and the sequence it must reach */
+	bool recorded;
+	unsigned int flags;
+};
+
+struct shim_primary {
+	uint64_t ctx;		/* 0 until first retained */
+	unsigned int refs;
+	unsigned int flags;
+};
+
+struct shim {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool reaper_active;
+	bool connected;
+	int init_error;			/* CUresult of the connect attempt */
+	struct axon_ring ring;
+
+	uint64_t seq[AXON_MAX_FRONTIER];	/* submitted ops per stream slot */
+
+	struct vaalloc va;		/* the client's minting window */
+	uint64_t credit;		/* bytes we may mint without asking */
+
+	struct shim_ctx ctx[SHIM_MAX_CTX];	/* by handle index */
+	struct shim_primary primary[AXON_MAX_DEVICES];
+
+	/* Data-area ring allocator (data.c). */
+	uint64_t data_head, data_tail;	/* byte offsets, free-running */
+	struct data_rec *recs;
+	uint32_t nrecs, rec_head, rec_cap;
+
+	uint64_t local_ops;		/* answered without crossing */
+};
+
+extern struct shim shim;
+
+/* conn.c: everything below needs shim.lock unless marked. */
+CUresult shim_ensure_init(void);		/* any thread, takes the lock */
+struct axon_sqe *shim_sqe(void);		/* never NULL: waits for room */
+CUresult shim_wait(struct shim_waiter *w);	/* submits, drops/retakes lock */
+void shim_flush(void);				/* submit without waiting */
+CUresult shim_status(int ret);			/* libaxon errno -> CUresult */
+static inline void shim_lock(void) { pthread_mutex_lock(&shim.lock); }
+static inline void shim_unlock(void) { pthread_mutex_unlock(&shim.lock); }
+#define SHIM_LOCAL() (__atomic_fetch_add(&shim.local_ops, 1, __ATOMIC_RELAXED))
+
+/* One synchronous op: fill with fn, wait, return res (and aux). */
+CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w);
+
+/* data.c */
+enum data_release { DATA_AFTER_SQ, DATA_AFTER_STREAM, DATA_AFTER_CQE };
+/*
+ * Reserve len bytes of the data area; returns the offset, and an id for
+ * shim_data_done. May drop and retake the lock while it waits for room.
+ * Each allocation is DATA_AFTER_CQE (freed by shim_data_done) unless
+ * shim_data_release says otherwise.
+ *
+ * Rule: fill an SQE right after shim_sqe() returns it, before calling
+ * anything that may drop the lock (another thread may publish the ring).
+ */
+uint64_t shim_data_alloc(uint64_t len, uint64_t *id);
+void shim_data_release(uint64_t id, enum data_release kind, uint32_t slot,
+		       uint64_t seq);
+void shim_data_done(uint64_t id);
+uint64_t shim_data_max(void);
+
+/* ctx.c */
+struct shim_ctx *shim_current_ctx(void);	/* NULL if none */
+CUresult shim_get_ctx(struct shim_ctx **out);	/* error if none */
+struct shim_ctx *shim_ctx_of(CUcontext c);
+
+/* stream.c */
+/* Resolves a CUstream to a daemon stream handle (NULL -> default). */
+CUresult shim_stream(CUstream s, uint64_t *handle);
+static inline uint32_t shim_slot(uint64_t stream) { return AXON_HANDLE_INDEX(stream); }
+/* Stream-ordered op queued: returns its sequence number on that stream. */
+static inline uint64_t shim_stream_next(uint64_t stream)
+{
+	return ++shim.seq[shim_slot(stream) % AXON_MAX_FRONTIER];
+}
+
+CUresult shim_stream_sync(uint64_t stream);
+
+/* module.c */
+struct shim_func *shim_func_of(CUfunction f);
+
+/* log */
+void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+#endif

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streams. A CUstream is the daemon's stream handle; its handle index is
+ * its frontier slot. cuStreamQuery is Frontier-class: it compares the
+ * number of operations this process queued on the stream with the number
+ * the daemon says the device finished, without crossing.
+ */
+#include "shim.h"
+
+CUresult shim_stream(CUstream s, uint64_t *handle)
+{
+	struct shim_ctx *sc;
+	CUresult r;
+
+	/* NULL, the legacy and the per-thread default stream all map to the
+	 * context's default stream: the daemon orders each context's work
+	 * on it as the legacy stream requires. */
+	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
+		r = shim_get_ctx(&sc);
+		if (r)
+			return r;
+		*handle = sc->default_stream;
+		return CUDA_SUCCESS;
+	}
+	*handle = (uint64_t)(uintptr_t)s;
+	if (AXON_HANDLE_TYPE(*handle) != AXON_HANDLE_STREAM)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return CUDA_SUCCESS;
+}
+
+static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
+{
+	struct shim_waiter w = { 0 };
+	struct shim_ctx *sc;
+	struct axon_sqe *sqe;
+	CUresult r;
+
+	if (!ph)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_get_ctx(&sc);
+	if (r)
+		return r;
+	shim_lock();
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_STREAM_CREATE, sc->handle, flags, (uint64_t)(int64_t)priority);
+	r = shim_sync_op(sqe, &w);
+	if (!r) {
+		shim.seq[shim_slot(w.aux[0]) % AXON_MAX_FRONTIER] = 0;
+		*ph = (CUstream)(uintptr_t)w.aux[0];
+	}
+	shim_unlock();
+	return r;
+}
+
+SHIM_EXPORT CUresult cuStreamCreate(CUstream *ph, unsigned int flags)
+{
+	return stream_create(ph, flags, 0);
+}
+
+SHIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int priority)
+{
+	return stream_create(ph, flags, priority);
+}
+
+SHIM_EXPORT CUresult cuStreamGetPriority(CUstream s, int *priority)
+{
+	uint64_t h;
+	CUresult r = shim_stream(s, &h);
+
+	if (!r && priority)
+		*priority = 0;
+	return r ? r : priority ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SHIM_EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+	if (least)
+		*least = 0;
+	if (greatest)
+		*greatest = -5;
+	return CUDA_SUCCESS;
+}
+
+static CUresult stream_destroy(CUstream s)
+{
+	struct axon_sqe *sqe;
+	uint64_t h;
+	CUresult r;
+
+	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
+		return CUDA_ERROR_INVALID_HANDLE;
+	r = shim_stream(s, &h);
+	if (r)
+		return r;
+	shim_lock();
+	sqe = shim_sqe();
+	if (sqe) {
+		axon_prep_obj(sqe, AXON_OP_STREAM_DESTROY, h, 0, 0);
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim_flush();
+	}
+	shim_unlock();
+	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+}
+
+SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+	return stream_destroy(s);
+}
+
+SHIM_EXPORT CUresult cuStreamDestroy(CUstream s)
+{
+	return stream_destroy(s);
+}
+
+/* Waits until everything queued on the stream so far is done. */
+CUresult shim_stream_sync(uint64_t h)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	CUresult r;
+
+	shim_lock();
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	sqe->opcode = AXON_OP_STREAM_SYNC;
+	sqe->stream = h;
+	r = shim_sync_op(sqe, &w);
+	shim_unlock();
+	return r;
+}
+
+SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	uint64_t h;
+	CUresult r = shim_stream(s, &h);
+
+	return r ? r : shim_stream_sync(h);
+}
+
+SHIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
+{
+	return cuStreamSynchronize(s);
+}
+
+SHIM_EXPORT CUresult cuStreamQuery(CUstream s)
+{
+	uint32_t pending;
+	uint64_t h;
+	CUresult r = shim_stream(s, &h);
+
+	if (r)
+		return r;
+	SHIM_LOCAL();
+	pending = axon_read_once(&shim.ring.dpage->pending_error);
+	if (pending)
+		return (CUresult)pending;
+	return axon_frontier(&shim.ring, shim_slot(h)) >=
+	       __atomic_load_n(&shim.seq[shim_slot(h) % AXON_MAX_FRONTIER], __ATOMIC_RELAXED)
+	       ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+SHIM_EXPORT CUresult cuStreamQuery_ptsz(CUstream s)
+{
+	return cuStreamQuery(s);
+}
+
+SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flags)
+{
+	struct axon_sqe *sqe;
+	uint64_t h;
+	CUresult r;
+
+	if (flags & ~(unsigned int)CU_EVENT_WAIT_EXTERNAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream(s, &h);
+	if (r)
+		return r;
+	if (AXON_HANDLE_TYPE((uint64_t)(uintptr_t)ev) != AXON_HANDLE_EVENT)
+		return CUDA_ERROR_INVALID_HANDLE;
+	shim_lock();
+	sqe = shim_sqe();
+	if (sqe) {
+		sqe->opcode = AXON_OP_STREAM_WAIT_EVENT;
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		sqe->stream = h;
+		sqe->obj.handle = (uint64_t)(uintptr_t)ev;
+		shim_stream_next(h);
+	}
+	shim_unlock();
+	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+}
+
+SHIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags)
+{
+	return cuStreamWaitEvent(s, ev, flags);
+}
+
+SHIM_EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned int *flags)
+{
+	uint64_t h;
+	CUresult r = shim_stream(s, &h);
+
+	if (!r && flags)
+		*flags = 0;
+	return r;
+}
