@@ -11,6 +11,8 @@
 
 #include "rangemap.h"
 
+_Static_assert(sizeof(struct rangemap_entry) <= 64, "one cache line");
+
 static inline struct rangemap_entry *to_entry(const struct avl_node *n)
 {
 	return n ? container_of(n, struct rangemap_entry, node) : NULL;

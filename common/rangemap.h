@@ -29,7 +29,7 @@
 #include "pool.h"
 #include "util.h"
 
-/* 64 bytes; a lookup step reads base, len, node.left and node.right, the
+/* 56 bytes (64 in the pool); a lookup step reads base, len, node.left and node.right, the
  * first 32 bytes of one cache line. */
 struct rangemap_entry {
 	uint64_t base;			/* read-only */

@@ -10,18 +10,17 @@
  * Together they tile the window exactly. A range node moves between the
  * trees: an exact-fit allocation takes over its free range's node and a free
  * that cannot merge with a neighbour reuses the allocation's node, so
- * vaalloc_free never calls malloc.
+ * vaalloc_free never allocates.
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 
 #include "vaalloc.h"
 
 struct va_range {
-	struct avl_node node;
 	uint64_t base;
 	uint64_t len;
+	struct avl_node node;
 	uint64_t max_len;	/* free_tree only: max len in this subtree */
 };
 
@@ -65,7 +64,8 @@ int vaalloc_init(struct vaalloc *va, uint64_t base, uint64_t size)
 	    !IS_ALIGNED(base, VAALLOC_MIN_ALIGN) ||
 	    !IS_ALIGNED(size, VAALLOC_MIN_ALIGN))
 		return -EINVAL;
-	r = malloc(sizeof(*r));
+	pool_init(&va->pool, sizeof(struct va_range));
+	r = pool_alloc(&va->pool);
 	if (!r)
 		return -ENOMEM;
 	va->base = base;
@@ -81,16 +81,11 @@ int vaalloc_init(struct vaalloc *va, uint64_t base, uint64_t size)
 	return 0;
 }
 
-static void free_node(struct avl_node *n, void *arg)
-{
-	(void)arg;
-	free(R(n));
-}
-
 void vaalloc_destroy(struct vaalloc *va)
 {
-	avl_destroy(&va->free_tree, free_node, NULL);
-	avl_destroy(&va->alloc_tree, free_node, NULL);
+	pool_destroy(&va->pool);
+	va->free_tree.node = NULL;
+	va->alloc_tree.node = NULL;
 	va->used = 0;
 	va->nr_allocs = 0;
 	va->nr_free = 0;
@@ -199,13 +194,13 @@ int vaalloc_alloc(struct vaalloc *va, uint64_t size, uint64_t align,
 		va->nr_free--;
 		a = r;
 	} else {
-		a = malloc(sizeof(*a));
+		a = pool_alloc(&va->pool);
 		if (!a)
 			return -ENOMEM;
 		if (head && tail) {
-			t = malloc(sizeof(*t));
+			t = pool_alloc(&va->pool);
 			if (!t) {
-				free(a);
+				pool_free(&va->pool, a);
 				return -ENOMEM;
 			}
 		}
@@ -285,20 +280,20 @@ int64_t vaalloc_free(struct vaalloc *va, uint64_t addr)
 		uint64_t extra = succ->len;
 
 		avl_erase(&va->free_tree, &succ->node, update_max);
-		free(succ);
+		pool_free(&va->pool, succ);
 		va->nr_free--;
 		pred->len += len + extra;
 		avl_propagate(&pred->node, update_max);
-		free(a);
+		pool_free(&va->pool, a);
 	} else if (merge_pred) {
 		pred->len += len;
 		avl_propagate(&pred->node, update_max);
-		free(a);
+		pool_free(&va->pool, a);
 	} else if (merge_succ) {
 		succ->base = addr;
 		succ->len += len;
 		avl_propagate(&succ->node, update_max);
-		free(a);
+		pool_free(&va->pool, a);
 	} else {
 		avl_link(&a->node, parent, link);
 		avl_insert_fixup(&va->free_tree, &a->node, update_max);

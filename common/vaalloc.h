@@ -42,6 +42,7 @@
 #include <linux/axon.h>
 
 #include "avl.h"
+#include "pool.h"
 #include "util.h"
 
 #define VAALLOC_MIN_ALIGN	AXON_MINT_ALIGN
@@ -54,6 +55,7 @@ struct vaalloc {
 	uint64_t used;			/* bytes in live allocations */
 	size_t nr_allocs;		/* live allocations */
 	size_t nr_free;			/* free ranges */
+	struct pool pool;		/* range nodes of both trees */
 };
 
 struct vaalloc_stats {

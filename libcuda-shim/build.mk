@@ -52,6 +52,10 @@ $(SHIM_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(SHIM_GEN_DIR)/%.c $(SHIM_GEN_H)
 
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 
+# Only the driver API is exported: internals are hidden by default and every
+# cu* definition says SHIM_EXPORT (or visibility("default") in generated C).
+$(SHIM_OBJS) $(SHIM_GEN_OBJS): CFLAGS += -fvisibility=hidden
+
 # Hand-written sources may include the generated headers.
 $(SHIM_OBJS): | $(SHIM_GEN_H)
 
@@ -72,7 +76,7 @@ $(SHIM_LIB): $(LIBAXON_A) $(COMMON_LIB)
 $(SHIM_LIB): $(SHIM_OBJS) $(SHIM_GEN_OBJS)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--no-undefined \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--no-undefined -Wl,--exclude-libs,ALL \
 		-o $@ $(filter %.o,$^) $(SHIM_LIBS)
 
 # ---- tests (sources in tests/, rules here) ---------------------------------

@@ -9,7 +9,7 @@ struct shim_error {
 	const char *text;
 };
 
-extern const struct shim_error shim_errors[];	/* sorted by code */
-extern const unsigned int shim_nerrors;
+extern const struct shim_error shim_errors[] __attribute__((visibility("hidden")));	/* by code */
+extern const unsigned int shim_nerrors __attribute__((visibility("hidden")));
 
 #endif

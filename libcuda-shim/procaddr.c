@@ -113,7 +113,7 @@ static CUresult lookup(const char *symbol, void **pfn, int cudaVersion,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+__attribute__((visibility("default"))) CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
 				     cuuint64_t flags,
 				     CUdriverProcAddressQueryResult *symbolStatus)
 {
@@ -127,7 +127,7 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVer
 	return CUDA_SUCCESS;	/* found or not: status says which */
 }
 
-CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+__attribute__((visibility("default"))) CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				  cuuint64_t flags)
 {
 	CUdriverProcAddressQueryResult status;

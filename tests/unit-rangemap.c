@@ -66,9 +66,10 @@ static void *V(uintptr_t x)
 
 START_TEST(test_empty)
 {
-	struct rangemap m = RANGEMAP_INIT;
+	struct rangemap m;
 	void *v = V(1);
 
+	rangemap_init(&m);
 	ck_assert_ptr_null(rangemap_find(&m, 0));
 	ck_assert_ptr_null(rangemap_find(&m, UINT64_MAX));
 	ck_assert_ptr_null(rangemap_find_span(&m, 0, 0));

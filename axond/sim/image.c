@@ -1332,8 +1332,8 @@ static int parse_ptx(struct builder *b, const uint8_t *d, size_t len)
 			if (tok_is(t, ".target")) {
 				/* .target sm_90[a], texmode, debug */
 				next(&l);
-				if (l.t.type == T_WORD &&
-				    !strncmp(l.t.s, "sm_", 3) && l.t.n >= 5) {
+				if (l.t.type == T_WORD && l.t.n >= 5 &&
+				    !memcmp(l.t.s, "sm_", 3)) {
 					unsigned v = 0;
 					size_t i;
 

@@ -309,8 +309,9 @@ struct axon_cqe {
  * STREAM_CREATE    obj.handle ctx, obj.arg0 flags, obj.arg1 priority
  *                                             -> aux0 stream, aux1 frontier slot
  * STREAM_DESTROY   obj.handle stream
- * STREAM_SYNC      stream, obj.arg0 sequence (0: everything submitted)
- *                                             -> res: pending error or 0
+ * STREAM_SYNC      stream                     -> res: pending error or 0,
+ *                                                once everything submitted to
+ *                                                the stream before it is done
  * STREAM_WAIT_EVENT stream, obj.handle event
  * EVENT_CREATE     obj.handle ctx, obj.arg0 flags -> aux0 event
  * EVENT_DESTROY    obj.handle event
