@@ -47,6 +47,48 @@ CUresult shim_status(int ret)
 	}
 }
 
+/*
+ * A forked child must not touch its parent's rings: the region is shared
+ * memory, so its submissions would corrupt the parent's. The child forgets
+ * the connection (its own cuInit connects it as a new client) and every
+ * handle it inherited becomes invalid.
+ */
+static void forget_in_child(void)
+{
+	if (!shim.connected)
+		return;
+	axon_close(&shim.ring);
+	vaalloc_destroy(&shim.va);
+	memset(shim.ctx, 0, sizeof(shim.ctx));
+	memset(shim.primary, 0, sizeof(shim.primary));
+	memset(shim.seq, 0, sizeof(shim.seq));
+	shim_funcs_forget();
+	shim_events_forget();
+	shim.nrecs = 0;
+	shim.data_head = shim.data_tail = 0;
+	shim.credit = 0;
+	shim.reaper_active = false;
+	shim.init_error = 0;
+	__atomic_store_n(&shim.connected, false, __ATOMIC_RELEASE);
+}
+
+static void before_fork(void)
+{
+	shim_lock();
+}
+
+static void after_fork_parent(void)
+{
+	shim_unlock();
+}
+
+static void after_fork_child(void)
+{
+	forget_in_child();
+	pthread_mutex_init(&shim.lock, NULL);
+	pthread_cond_init(&shim.cond, NULL);
+}
+
 /* Called with shim.lock held. */
 static CUresult connect_locked(void)
 {
@@ -71,7 +113,11 @@ static CUresult connect_locked(void)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	shim.credit = shim.ring.params.mint_credit;
-	shim.connected = true;
+	__atomic_store_n(&shim.connected, true, __ATOMIC_RELEASE);
+	if (!shim.atfork_done) {
+		pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+		shim.atfork_done = true;
+	}
 	return CUDA_SUCCESS;
 }
 

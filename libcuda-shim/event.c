@@ -28,6 +28,18 @@ static struct shim_event *event_of(CUevent ev)
 	return events[i];
 }
 
+/* After fork: the parent's events mean nothing to the child. */
+void shim_events_forget(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < nevents; i++)
+		free(events[i]);
+	free(events);
+	events = NULL;
+	nevents = 0;
+}
+
 SHIM_EXPORT CUresult cuEventCreate(CUevent *ph, unsigned int flags)
 {
 	struct shim_waiter w = { 0 };

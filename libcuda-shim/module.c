@@ -33,6 +33,18 @@ struct shim_func *shim_func_of(CUfunction f)
 	return funcs[i];
 }
 
+/* After fork: the parent's functions mean nothing to the child. */
+void shim_funcs_forget(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < nfuncs; i++)
+		free(funcs[i]);
+	free(funcs);
+	funcs = NULL;
+	nfuncs = 0;
+}
+
 /* Bytes of an image given only its address; 0 if unrecognised. */
 static size_t image_size(const void *image)
 {

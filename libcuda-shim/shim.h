@@ -62,6 +62,7 @@ struct shim {
 	pthread_cond_t cond;
 	bool reaper_active;
 	bool connected;
+	bool atfork_done;
 	int init_error;			/* CUresult of the connect attempt */
 	struct axon_ring ring;
 
@@ -130,8 +131,10 @@ static inline uint64_t shim_stream_next(uint64_t stream)
 
 CUresult shim_stream_sync(uint64_t stream);
 
-/* module.c */
+/* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
+void shim_funcs_forget(void);
+void shim_events_forget(void);
 
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
