@@ -141,6 +141,7 @@ struct client {
 	_Atomic bool dead_for_worker;
 
 	void *backend_priv;
+	unsigned int ntracers;	/* tracers following this client */
 	struct client_stats stats;
 	struct client *next, *prev;	/* the daemon's list */
 };
@@ -184,6 +185,8 @@ struct axond {
 	pthread_mutex_t done_lock;
 	struct done_entry *done_head, *done_tail;
 	_Atomic bool sleeping;
+
+	struct tracer *tracers;
 
 	uint64_t total_ops;
 	uint64_t total_clients;
@@ -240,12 +243,26 @@ void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
 #define EV_WORKER	3ULL
 #define EV_PENDING	(1ULL << 62)
 #define EV_DOORBELL_BIT	1ULL
+#define EV_TRACER_BIT	2ULL
 
 /* server.c */
 int server_listen(struct axond *d);
 void server_accept(struct axond *d);
 void server_hello(struct axond *d, int fd);
 void server_close(struct axond *d);
+int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds);
+
+/* trace.c */
+struct tracer;
+void trace_hello(struct axond *d, int fd, const struct axon_hello *h,
+		 struct axon_welcome *w);
+void trace_emit(struct axond *d, struct client *c, unsigned int kind,
+		const struct axon_sqe *sqe, uint64_t user_data, uint32_t op,
+		int32_t res, uint64_t latency_ns);
+void trace_flush(struct axond *d);
+void trace_hangup(struct axond *d, struct tracer *t);
+void trace_client_gone(struct axond *d, struct client *c);
+void trace_close_all(struct axond *d);
 
 /* stats.c */
 int stats_render(struct axond *d, char **out, size_t *len);

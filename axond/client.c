@@ -62,6 +62,8 @@ static int negotiate(struct axond *d, const struct axon_hello *h,
 	}
 	if (h->flags || req->flags)
 		return hello_error(w, -EINVAL, "unknown flags in hello");
+	if (h->target_client || h->target_pid || h->resv || req->resv0)
+		return hello_error(w, -EINVAL, "reserved hello fields must be zero");
 	for (i = 0; i < sizeof(req->resv) / sizeof(req->resv[0]); i++)
 		if (req->resv[i])
 			return hello_error(w, -EINVAL, "reserved hello fields must be zero");
@@ -355,6 +357,7 @@ void client_disconnect(struct axond *d, struct client *c)
 	d->mem_used -= c->bytes_mapped;
 	d->mem_reserved -= c->mint_credit;
 	c->mint_credit = 0;
+	trace_client_gone(d, c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else

@@ -94,9 +94,13 @@ void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
 {
 	if (c->cq_owed)
 		c->cq_owed--;
+	uint64_t lat = axond_now_ns() - t_start;
+
 	if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING) && !res)
 		res = take_pending(c);
-	c->stats.lat_hist[lat_bucket(axond_now_ns() - t_start)]++;
+	c->stats.lat_hist[lat_bucket(lat)]++;
+	if (__builtin_expect(c->ntracers != 0, 0))
+		trace_emit(d, c, AXON_TRACE_COMPLETE, NULL, user_data, op, res, lat);
 	dispatch_post_cqe(d, c, user_data, res, aux0, aux1);
 }
 
@@ -142,6 +146,8 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 	enum op_status st;
 	int32_t res;
 
+	if (__builtin_expect(c->ntracers != 0, 0))
+		trace_emit(d, c, AXON_TRACE_SUBMIT, sqe, sqe->user_data, sqe->opcode, 0, 0);
 	res = check_sqe(sqe, &def);
 	if (res) {
 		if (o.deferred)

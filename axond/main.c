@@ -216,6 +216,9 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 		drain_fd(d->worker_fd);
 	} else if (tag & EV_PENDING) {
 		server_hello(d, (int)(tag & 0xffffffffu));
+	} else if (tag & EV_TRACER_BIT) {
+		/* Tracers only listen; anything else means they left. */
+		trace_hangup(d, (struct tracer *)(uintptr_t)(tag & ~EV_TRACER_BIT));
 	} else if (tag & EV_DOORBELL_BIT) {
 		struct client *c = (struct client *)(uintptr_t)(tag & ~EV_DOORBELL_BIT);
 
@@ -270,8 +273,9 @@ static void run(struct axond *d)
 	while (!d->stop) {
 		if (drain_all(d)) {
 			idle_since = axond_now_ns();
-			/* Keep connections and hang-ups moving under load. */
+			/* Keep connections, hang-ups and traces moving under load. */
 			if (++polls % 256 == 0) {
+				trace_flush(d);
 				n = epoll_wait(d->epoll_fd, evs, 64, 0);
 				for (i = 0; i < n; i++)
 					handle_event(d, &evs[i]);
@@ -292,6 +296,7 @@ static void run(struct axond *d)
 		set_need_wakeup(d, true);
 		atomic_store(&d->sleeping, true);
 		atomic_thread_fence(memory_order_seq_cst);
+		trace_flush(d);
 		if (!drain_all(d))
 			n = epoll_wait(d->epoll_fd, evs, 64, -1);
 		else
@@ -357,6 +362,7 @@ int main(int argc, char **argv)
 
 	/* Orderly shutdown: tell every client, stop the executor, free. */
 	server_close(d);
+	trace_close_all(d);
 	while (d->clients)
 		client_disconnect(d, d->clients);
 	d->backend->fini(d);

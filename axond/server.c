@@ -85,7 +85,7 @@ void server_accept(struct axond *d)
 	}
 }
 
-static int send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds)
+int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * 3)] = { 0 };
 	struct iovec iov = { .iov_base = (void *)w, .iov_len = sizeof(*w) };
@@ -118,10 +118,10 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 	if (stats_render(d, &doc, &len)) {
 		w->status = -ENOMEM;
 		snprintf(w->message, sizeof(w->message), "out of memory");
-		send_welcome(fd, w, NULL, 0);
+		server_send_welcome(fd, w, NULL, 0);
 		return;
 	}
-	if (send_welcome(fd, w, NULL, 0))
+	if (server_send_welcome(fd, w, NULL, 0))
 		goto out;
 	/* Blocking sends, bounded by SO_SNDTIMEO. */
 	fl = 0;
@@ -164,7 +164,7 @@ void server_hello(struct axond *d, int fd)
 			snprintf(w.message, sizeof(w.message),
 				 "bad hello (%zd bytes, want %zu with magic 0x%08x)",
 				 n, sizeof(h), AXON_MAGIC);
-			send_welcome(fd, &w, NULL, 0);
+			server_send_welcome(fd, &w, NULL, 0);
 		}
 		close(fd);
 		return;
@@ -174,17 +174,21 @@ void server_hello(struct axond *d, int fd)
 		close(fd);
 		return;
 	}
+	if (h.kind == AXON_HELLO_TRACE) {
+		trace_hello(d, fd, &h, &w);	/* answers, and owns fd */
+		return;
+	}
 	if (h.kind != AXON_HELLO_CLIENT) {
 		w.status = -EINVAL;
 		snprintf(w.message, sizeof(w.message), "unknown hello kind %u", h.kind);
-		send_welcome(fd, &w, NULL, 0);
+		server_send_welcome(fd, &w, NULL, 0);
 		close(fd);
 		return;
 	}
 	c = client_create(d, fd, &h, &w);
 	if (!c) {
 		log_info("refused a client: %s", w.message);
-		send_welcome(fd, &w, NULL, 0);
+		server_send_welcome(fd, &w, NULL, 0);
 		close(fd);
 		return;
 	}
@@ -192,7 +196,7 @@ void server_hello(struct axond *d, int fd)
 		int fds[3] = { c->region_fd, d->info_fd, c->doorbell_fd };
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 
-		if (send_welcome(fd, &w, fds, 3)) {
+		if (server_send_welcome(fd, &w, fds, 3)) {
 			client_disconnect(d, c);
 			return;
 		}

@@ -102,7 +102,8 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	    (unsigned long long)c->id, (int)c->pid, (unsigned int)c->uid,
 	    (unsigned int)c->gid);
 	put_str(b, c->comm);
-	put(b, ",\"connected_s\":%.3f", (double)(axond_now_ns() - c->connect_ns) / 1e9);
+	put(b, ",\"connected_s\":%.3f,\"transport\":\"unix\",\"tracers\":%u",
+	    (double)(axond_now_ns() - c->connect_ns) / 1e9, c->ntracers);
 	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
 	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
 	    rangemap_count(&c->allocs));
@@ -111,7 +112,8 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	    handle_count(&c->ctxs, 0), handle_count(&c->streams, 0),
 	    handle_count(&c->events, 0), handle_count(&c->modules, 0),
 	    handle_count(&c->funcs, 0));
-	put(b, ",\"ops\":{\"sync\":%llu,\"deferred\":%llu,\"by_op\":{",
+	put(b, ",\"ops\":{\"local\":%llu,\"sync\":%llu,\"deferred\":%llu,\"by_op\":{",
+	    (unsigned long long)axon_read_once(&c->cpage->local_ops),
 	    (unsigned long long)s->by_class[OP_CLASS_SYNC],
 	    (unsigned long long)s->by_class[OP_CLASS_DEFERRED]);
 	for (i = 0; i < AXON_OP_LAST; i++) {

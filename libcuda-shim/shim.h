@@ -79,7 +79,6 @@ struct shim {
 	struct data_rec *recs;
 	uint32_t nrecs, rec_head, rec_cap;
 
-	uint64_t local_ops;		/* answered without crossing */
 };
 
 extern struct shim shim;
@@ -92,7 +91,13 @@ void shim_flush(void);				/* submit without waiting */
 CUresult shim_status(int ret);			/* libaxon errno -> CUresult */
 static inline void shim_lock(void) { pthread_mutex_lock(&shim.lock); }
 static inline void shim_unlock(void) { pthread_mutex_unlock(&shim.lock); }
-#define SHIM_LOCAL() (__atomic_fetch_add(&shim.local_ops, 1, __ATOMIC_RELAXED))
+/* Count a call answered without crossing, where the daemon's stats see it. */
+#define SHIM_LOCAL()							\
+	do {								\
+		if (shim.ring.cpage)					\
+			__atomic_fetch_add(&shim.ring.cpage->local_ops, 1,	\
+					   __ATOMIC_RELAXED);		\
+	} while (0)
 
 /* One synchronous op: fill with fn, wait, return res (and aux). */
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w);

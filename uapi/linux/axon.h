@@ -118,6 +118,8 @@ enum axon_handle_type {
  * @cq_head:	next CQ index the client will read; release-stored after the
  *		CQEs below it are consumed
  * @cq_flags:	AXON_CQ_F_* (WAITING: the client may sleep on cq_tail)
+ * @local_ops:	calls the client answered without crossing (Local and
+ *		Frontier classes); informational, for stats and tools
  */
 struct axon_client_page {
 	__u32 sq_tail;
@@ -125,7 +127,9 @@ struct axon_client_page {
 	__u32 cq_head;
 	__u32 resv1[15];
 	__u32 cq_flags;
-	__u32 resv2[15];
+	__u32 resv2;
+	__u64 local_ops;
+	__u32 resv3[12];
 };
 
 /* The client is (about to be) asleep waiting for cq_tail to move. */
@@ -434,7 +438,47 @@ struct axon_params {
 enum axon_hello_kind {
 	AXON_HELLO_CLIENT	= 1,	/* become a client: rings follow */
 	AXON_HELLO_STATS	= 2,	/* read the stats document, then close */
+	AXON_HELLO_TRACE	= 3,	/* follow one client's calls */
 };
+
+/**
+ * struct axon_trace_event - one record of AXON_HELLO_TRACE
+ * A tracer says hello with kind AXON_HELLO_TRACE and target_client set to
+ * the client to follow, or target_pid (the newest client of that process).
+ * After the welcome the daemon sends these records, several per message,
+ * until either side closes. Records the tracer is too slow to take are
+ * dropped and counted in @dropped of the next record sent; clients that
+ * nobody traces pay one predictable branch.
+ * @time_ns:	CLOCK_MONOTONIC when the daemon took the SQE or posted the CQE
+ * @client_id:	the traced client
+ * @user_data:	from the SQE
+ * @kind:	AXON_TRACE_SUBMIT (SQE taken) or AXON_TRACE_COMPLETE
+ * @opcode:	AXON_OP_*
+ * @sqe_flags:	the SQE's flags
+ * @res:	CUresult (COMPLETE only; deferred successes have none)
+ * @latency_ns:	COMPLETE: from taking the SQE to posting the CQE
+ * @stream:	the SQE's stream handle
+ * @args:	the op's first four argument words (SQE union, raw)
+ * @dropped:	records lost since the previous one sent
+ */
+struct axon_trace_event {
+	__u64 time_ns;
+	__u64 client_id;
+	__u64 user_data;
+	__u8  kind;
+	__u8  opcode;
+	__u8  sqe_flags;
+	__u8  resv0;
+	__s32 res;
+	__u64 latency_ns;
+	__u64 stream;
+	__u64 args[4];
+	__u32 dropped;
+	__u32 resv1;
+};
+
+#define AXON_TRACE_SUBMIT	1
+#define AXON_TRACE_COMPLETE	2
 
 /**
  * struct axon_hello - first message from a socket client
@@ -442,7 +486,9 @@ enum axon_hello_kind {
  * @abi_major, @abi_minor: the client's ABI; the major must match
  * @kind:	AXON_HELLO_*
  * @flags:	must be zero
- * @params:	requested sizes
+ * @target_client, @target_pid: AXON_HELLO_TRACE only, else zero
+ * @resv:	must be zero
+ * @params:	requested sizes (AXON_HELLO_CLIENT)
  */
 struct axon_hello {
 	__u32 magic;
@@ -450,6 +496,9 @@ struct axon_hello {
 	__u16 abi_minor;
 	__u32 kind;
 	__u32 flags;
+	__u64 target_client;
+	__u32 target_pid;
+	__u32 resv;
 	struct axon_params params;
 };
 
