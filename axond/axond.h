@@ -66,6 +66,7 @@ struct event {
 	uint64_t records;		/* records taken (dispatcher) */
 	_Atomic uint64_t done_records;	/* worker: records finished */
 	_Atomic uint64_t time_ns;	/* worker: time of the last record */
+	void *backend_priv;
 };
 
 struct module {
@@ -149,6 +150,7 @@ struct client {
 struct axond_config {
 	const char *listen;
 	const char *backend;
+	const char *vendor_lib;	/* cuda backend: NVIDIA's libcuda.so.1 */
 	uint64_t sim_mem;
 	unsigned int spin_us;
 	unsigned int max_clients;

@@ -87,11 +87,15 @@ struct backend {
 			     int64_t *value);
 	/* Frees f->backend_priv. */
 	void (*func_free)(struct axond *d, struct func *f);
+	/* Optional: free a stream's / event's backend state (after its work). */
+	void (*stream_fini)(struct axond *d, struct stream *s);
+	void (*event_fini)(struct axond *d, struct event *e);
 	/* Queue stream-ordered work; never fails (errors land in w->res). */
 	void (*submit)(struct axond *d, struct work *w);
 };
 
 extern const struct backend sim_backend;
+extern const struct backend cuda_backend;
 
 const struct backend *backend_find(const char *name);
 
@@ -105,6 +109,10 @@ void work_done(struct axond *d, struct work *w, int32_t res);
 int client_mint_daemon(struct axond *d, struct client *c, struct ctx *ctx,
 		       uint64_t len, uint64_t *addr);
 void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr);
+/* Adds a backend-placed range (a module global) to the client's table;
+ * -EEXIST if it is there already. */
+int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
+			   uint64_t addr, uint64_t len);
 
 /* Whether [addr, addr+len) lies inside one live allocation of the client.
  * Any thread (takes the client's alloc_lock). */

@@ -5,6 +5,7 @@
 
 static const struct backend *const backends[] = {
 	&sim_backend,
+	&cuda_backend,
 };
 
 const struct backend *backend_find(const char *name)

@@ -6,7 +6,8 @@ AXOND_SRCS := axond/main.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/ops/table.c axond/ops/common.c axond/ops/nop.c axond/ops/ctx.c \
 	axond/ops/mem.c axond/ops/copy.c axond/ops/module.c axond/ops/launch.c \
 	axond/ops/stream.c axond/ops/event.c \
-	axond/sim/sim.c axond/sim/device.c
+	axond/sim/sim.c axond/sim/device.c \
+	axond/cuda/cuda.c axond/cuda/vendor.c
 -include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -14,6 +15,6 @@ AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB) $(SIM_IMAGE_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB) $(SIM_IMAGE_LIBS) -ldl
 
 ALL_TARGETS += $(BUILD)/bin/axond

@@ -185,6 +185,24 @@ static void free_obj(void *obj, void *arg)
 	free(obj);
 }
 
+static void free_stream(void *obj, void *arg)
+{
+	struct axond *d = arg;
+
+	if (d->backend->stream_fini)
+		d->backend->stream_fini(d, obj);
+	free(obj);
+}
+
+static void free_event(void *obj, void *arg)
+{
+	struct axond *d = arg;
+
+	if (d->backend->event_fini)
+		d->backend->event_fini(d, obj);
+	free(obj);
+}
+
 static void free_func(void *obj, void *arg)
 {
 	struct func *f = obj;
@@ -222,8 +240,8 @@ static void client_free(struct client *c)
 	log_debug("client %llu destroyed", (unsigned long long)c->id);
 	handle_table_for_each(&c->funcs, free_func, d);
 	handle_table_for_each(&c->modules, unload_module, arg);
-	handle_table_for_each(&c->events, free_obj, NULL);
-	handle_table_for_each(&c->streams, free_obj, NULL);
+	handle_table_for_each(&c->events, free_event, d);
+	handle_table_for_each(&c->streams, free_stream, d);
 	handle_table_for_each(&c->ctxs, free_obj, NULL);
 	handle_table_destroy(&c->funcs);
 	handle_table_destroy(&c->modules);
@@ -296,12 +314,13 @@ struct client *client_create(struct axond *d, int sock_fd,
 		hello_error(w, -errno, "cannot create the doorbell");
 		goto err_free;
 	}
-	c->mint_next_daemon = c->params.va_base + c->params.va_size - c->params.va_size / 16;
+	/* The backend may place the window itself (it reserves it). */
 	ret = d->backend->client_init(d, c);
 	if (ret) {
 		hello_error(w, ret, "the device backend refused the client");
 		goto err_free;
 	}
+	c->mint_next_daemon = c->params.va_base + c->params.va_size - c->params.va_size / 16;
 	/* Reserve the first minting credit. */
 	credit = d->cfg.mint_credit;
 	{

@@ -31,6 +31,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: axond [options]\n"
 		"  --backend=sim|cuda     device backend (default sim)\n"
+		"  --vendor-lib=PATH      cuda: NVIDIA's libcuda.so.1 (default: search\n"
+		"                         /usr/local/nvidia/lib64, .../nvidia/current, ...)\n"
 		"  --listen=unix:PATH     socket (default unix:" AXON_DEFAULT_SOCKET ")\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
 		"  --spin-us=N            busy-poll this long before sleeping (default 50)\n"
@@ -62,6 +64,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
+		{ "vendor-lib", required_argument, NULL, 'V' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "sim-mem", required_argument, NULL, 'm' },
 		{ "spin-us", required_argument, NULL, 's' },
@@ -87,6 +90,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'b': cfg->backend = optarg; break;
+		case 'V': cfg->vendor_lib = optarg; break;
 		case 'l': cfg->listen = optarg; break;
 		case 'm':
 			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))
@@ -325,7 +329,7 @@ int main(int argc, char **argv)
 		return 1;
 	d->backend = backend_find(d->cfg.backend);
 	if (!d->backend) {
-		log_err("unknown backend '%s' (this build has: sim)", d->cfg.backend);
+		log_err("unknown backend '%s' (this build has: sim, cuda)", d->cfg.backend);
 		return 2;
 	}
 	ret = setup_info(d);

@@ -60,3 +60,24 @@ void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr)
 	}
 	free(al);
 }
+
+int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
+			   uint64_t addr, uint64_t len)
+{
+	struct alloc *al = calloc(1, sizeof(*al));
+	int ret;
+
+	(void)d;
+	if (!al)
+		return -ENOMEM;
+	al->addr = addr;
+	al->len = len ? len : 1;
+	al->ctx = ctx;
+	al->daemon_owned = true;
+	pthread_mutex_lock(&c->alloc_lock);
+	ret = rangemap_insert(&c->allocs, addr, al->len, al, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
+	if (ret)
+		free(al);
+	return ret;
+}

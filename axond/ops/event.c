@@ -43,7 +43,8 @@ static void event_release(struct axond *d, struct client *c, void *obj)
 {
 	struct event *e = obj;
 
-	(void)d;
+	if (d->backend->event_fini)
+		d->backend->event_fini(d, e);
 	handle_free(&c->events, e->handle, AXON_HANDLE_EVENT);
 	free(e);
 }

@@ -34,7 +34,8 @@ static void stream_release(struct axond *d, struct client *c, void *obj)
 {
 	struct stream *s = obj;
 
-	(void)d;
+	if (d->backend->stream_fini)
+		d->backend->stream_fini(d, s);
 	handle_free(&c->streams, s->handle, AXON_HANDLE_STREAM);
 	free(s);
 }

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cuda backend: NVIDIA's driver, opened privately (vendor.c).
+ *
+ * Isolation: this first version runs every client in its device's primary
+ * context ("shared" mode of the brief: one context, MPS-like, for a trusted
+ * group). Per-client contexts ("context" mode, the brief's default) are not
+ * implemented yet; see Documentation/architecture.md.
+ *
+ * Memory: each client gets a device-address window reserved with
+ * cuMemAddressReserve; a minted range is backed by mapping physical pages
+ * of the allocation granularity (2 MiB on current GPUs) under it on demand,
+ * shared by every allocation that touches the page (refcounted), so small
+ * allocations cost one mapping per page, not one driver allocation each.
+ *
+ * Execution: one executor thread per device, with the context current,
+ * turns work items into asynchronous driver calls on per-stream CUDA
+ * streams and tracks their completion by polling an event recorded after
+ * each (the brief's measured 0.7 us, against 10 us for host callbacks).
+ * Device-wide items (unmap, release, context sync) wait for all in-flight
+ * work first.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sched.h>
+#include <axon/libaxon.h>
+#include "../axond.h"
+#include "../backend.h"
+#include "vendor.h"
+
+struct inflight {
+	struct work *w;
+	CUevent ev;		/* recorded after the work on its stream */
+	struct inflight *next;
+};
+
+struct cu_dev {
+	int ordinal;
+	CUdevice dev;
+	CUcontext ctx;
+	size_t gran;
+	pthread_t thread;
+	pthread_mutex_t lock;	/* protects head/tail/stop */
+	pthread_cond_t cond;
+	struct work *head, *tail;
+	bool stop;
+	/* executor-private */
+	struct inflight *inflight, *spare;
+	CUevent *evpool;
+	unsigned int nev, evcap;
+};
+
+struct cu_client {
+	pthread_mutex_t lock;	/* protects the page table */
+	CUdeviceptr base;
+	uint64_t size;
+	size_t gran;
+	uint64_t npages;
+	uint32_t *refs;		/* per page: allocations touching it */
+	CUmemGenericAllocationHandle *phys;
+	bool registered;	/* region registered for DMA */
+};
+
+struct cu_module {
+	CUmodule mod;
+	uint64_t *globals;	/* registered global addresses */
+	unsigned int nglobals, capglobals;
+};
+
+static struct {
+	struct cu_dev dev[AXON_MAX_DEVICES];
+	int ndev;
+	struct axond *d;
+} cu;
+
+static void log_cu(const char *what, CUresult r)
+{
+	log_err("cuda: %s failed: %s (%d)", what, vendor_err(r), (int)r);
+}
+
+/* ---- info page ----------------------------------------------------------- */
+
+static int fill_info(struct axond *d, char *err, size_t errlen)
+{
+	int n = 0, i, a, drv = 0;
+	CUresult r;
+
+	r = vd.cuDeviceGetCount(&n);
+	if (r || n <= 0) {
+		snprintf(err, errlen, "no CUDA device (%s)", r ? vendor_err(r) : "count 0");
+		return -ENODEV;
+	}
+	if (n > AXON_MAX_DEVICES)
+		n = AXON_MAX_DEVICES;
+	vd.cuDriverGetVersion(&drv);
+	/* Never report more than the cuda.h we serve (cuGetProcAddress). */
+	d->info->driver_version = drv > CUDA_VERSION ? CUDA_VERSION : (uint32_t)drv;
+	d->info->ndevices = (uint32_t)n;
+	strcpy(d->info->backend, "cuda");
+	for (i = 0; i < n; i++) {
+		struct axon_device_info *di = &d->info->device[i];
+		CUmemAllocationProp prop = {
+			.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+			.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = i },
+		};
+		CUdevice dev;
+		size_t mem = 0, g = 0;
+
+		vd.cuDeviceGet(&dev, i);
+		vd.cuDeviceGetName(di->name, sizeof(di->name) - 1, dev);
+		vd.cuDeviceTotalMem(&mem, dev);
+		di->total_mem = mem;
+		vd.cuDeviceGetUuid((CUuuid *)di->uuid, dev);
+		for (a = 1; a < CU_DEVICE_ATTRIBUTE_MAX && a < AXON_MAX_ATTRIBUTES; a++) {
+			int v = 0;
+
+			if (vd.cuDeviceGetAttribute(&v, (CUdevice_attribute)a, dev) == CUDA_SUCCESS)
+				di->attr[a] = v;
+		}
+		di->cc_major = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR];
+		di->cc_minor = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR];
+		di->pci_domain = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID];
+		di->pci_bus = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_PCI_BUS_ID];
+		di->pci_device = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID];
+		vd.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+		di->vmm_granularity = g;
+		vd.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+		di->vmm_granularity_recommended = g;
+		cu.dev[i].ordinal = i;
+		cu.dev[i].dev = dev;
+		cu.dev[i].gran = di->vmm_granularity ? di->vmm_granularity : (2 << 20);
+	}
+	cu.ndev = n;
+	return 0;
+}
+
+/* ---- executor ------------------------------------------------------------ */
+
+static CUevent ev_get(struct cu_dev *cd)
+{
+	CUevent ev = NULL;
+
+	if (cd->nev)
+		return cd->evpool[--cd->nev];
+	if (vd.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING))
+		return NULL;
+	return ev;
+}
+
+static void ev_put(struct cu_dev *cd, CUevent ev)
+{
+	if (cd->nev == cd->evcap) {
+		unsigned int cap = cd->evcap ? cd->evcap * 2 : 64;
+		CUevent *p = realloc(cd->evpool, cap * sizeof(*p));
+
+		if (!p) {
+			vd.cuEventDestroy(ev);
+			return;
+		}
+		cd->evpool = p;
+		cd->evcap = cap;
+	}
+	cd->evpool[cd->nev++] = ev;
+}
+
+static CUstream stream_of(struct stream *s, CUresult *r)
+{
+	CUstream cs = s->backend_priv;
+
+	*r = CUDA_SUCCESS;
+	if (!cs) {
+		*r = vd.cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING);
+		if (*r)
+			return NULL;
+		s->backend_priv = cs;
+	}
+	return cs;
+}
+
+static CUdeviceptr dev_ptr(uint64_t a)
+{
+	return (CUdeviceptr)a;
+}
+
+/* Enqueues the work asynchronously on its stream. */
+static CUresult issue(struct work *w, CUstream cs)
+{
+	struct client *c = w->client;
+
+	switch (w->type) {
+	case WORK_ADVANCE:
+		return (CUresult)w->res;
+	case WORK_HTOD:
+		return vd.cuMemcpyHtoDAsync(dev_ptr(w->copy.dst), c->data + w->copy.src,
+					    w->copy.len, cs);
+	case WORK_DTOH:
+		return vd.cuMemcpyDtoHAsync(c->data + w->copy.dst, dev_ptr(w->copy.src),
+					    w->copy.len, cs);
+	case WORK_DTOD:
+		return vd.cuMemcpyDtoDAsync(dev_ptr(w->copy.dst), dev_ptr(w->copy.src),
+					    w->copy.len, cs);
+	case WORK_MEMSET: {
+		const typeof(w->memset) *m = &w->memset;
+
+		if (m->height <= 1) {
+			if (m->elem_size == 1)
+				return vd.cuMemsetD8Async(m->dst, (unsigned char)m->value, m->width, cs);
+			if (m->elem_size == 2)
+				return vd.cuMemsetD16Async(m->dst, (unsigned short)m->value, m->width, cs);
+			return vd.cuMemsetD32Async(m->dst, m->value, m->width, cs);
+		}
+		if (m->elem_size == 1)
+			return vd.cuMemsetD2D8Async(m->dst, m->pitch, (unsigned char)m->value,
+						    m->width, m->height, cs);
+		if (m->elem_size == 2)
+			return vd.cuMemsetD2D16Async(m->dst, m->pitch, (unsigned short)m->value,
+						     m->width, m->height, cs);
+		return vd.cuMemsetD2D32Async(m->dst, m->pitch, m->value, m->width,
+					     m->height, cs);
+	}
+	case WORK_LAUNCH: {
+		size_t size = w->launch.args_size;
+		void *extra[] = {
+			CU_LAUNCH_PARAM_BUFFER_POINTER, w->launch.args,
+			CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+			CU_LAUNCH_PARAM_END,
+		};
+
+		return vd.cuLaunchKernel((CUfunction)w->launch.func->backend_priv,
+					 w->launch.grid[0], w->launch.grid[1], w->launch.grid[2],
+					 w->launch.block[0], w->launch.block[1],
+					 w->launch.block[2], w->launch.shared_bytes, cs,
+					 NULL, size ? extra : NULL);
+	}
+	case WORK_EVENT_RECORD: {
+		struct event *e = w->event.event;
+		CUresult r = CUDA_SUCCESS;
+
+		if (!e->backend_priv) {
+			CUevent ev;
+
+			r = vd.cuEventCreate(&ev, CU_EVENT_DEFAULT);
+			if (r)
+				return r;
+			e->backend_priv = ev;
+		}
+		return vd.cuEventRecord((CUevent)e->backend_priv, cs);
+	}
+	case WORK_WAIT_EVENT:
+		if (!w->event.event->backend_priv)
+			return CUDA_SUCCESS;	/* never recorded: nothing to wait for */
+		return vd.cuStreamWaitEvent(cs, (CUevent)w->event.event->backend_priv, 0);
+	case WORK_MARKER:
+		return CUDA_SUCCESS;
+	case WORK_UNMAP:
+	case WORK_RELEASE:
+		return CUDA_SUCCESS;	/* device-wide: handled by the caller */
+	}
+	return CUDA_ERROR_UNKNOWN;
+}
+
+static void unmap_pages(struct client *c, uint64_t addr, uint64_t len);
+
+static void finish(struct cu_dev *cd, struct work *w, int32_t res)
+{
+	(void)cd;
+	if (w->type == WORK_EVENT_RECORD && !res) {
+		atomic_store(&w->event.event->time_ns, axond_now_ns());
+		atomic_fetch_add(&w->event.event->done_records, 1);
+	}
+	work_done(cu.d, w, res);
+}
+
+/* Polls in-flight work; returns how many completed. */
+static int poll_inflight(struct cu_dev *cd)
+{
+	struct inflight **pp = &cd->inflight, *f;
+	int n = 0;
+
+	while ((f = *pp)) {
+		CUresult r = vd.cuEventQuery(f->ev);
+
+		if (r == CUDA_ERROR_NOT_READY) {
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		ev_put(cd, f->ev);
+		finish(cd, f->w, r);
+		f->next = cd->spare;
+		cd->spare = f;
+		n++;
+	}
+	return n;
+}
+
+static bool device_wide(const struct work *w)
+{
+	return w->type == WORK_UNMAP || w->type == WORK_RELEASE ||
+	       (w->type == WORK_MARKER && w->op == AXON_OP_CTX_SYNC);
+}
+
+static void run_one(struct cu_dev *cd, struct work *w)
+{
+	struct inflight *f;
+	CUresult r;
+	CUstream cs;
+
+	if (atomic_load(&w->client->dead_for_worker)) {
+		work_done(cu.d, w, 0);
+		return;
+	}
+	if (device_wide(w)) {
+		/* Wait for everything queued before it. */
+		while (cd->inflight)
+			if (!poll_inflight(cd))
+				sched_yield();
+		if (w->type == WORK_UNMAP)
+			unmap_pages(w->client, w->unmap.addr, w->unmap.len);
+		finish(cd, w, 0);
+		return;
+	}
+	cs = stream_of(w->stream, &r);
+	if (!r)
+		r = issue(w, cs);
+	if (r) {
+		if (w->type == WORK_LAUNCH || w->type >= WORK_HTOD)
+			log_info("client %llu: %s failed: %s",
+				 (unsigned long long)w->client->id,
+				 axon_op_name(w->op), vendor_err(r));
+		finish(cd, w, r);
+		return;
+	}
+	f = cd->spare;
+	if (f)
+		cd->spare = f->next;
+	else
+		f = malloc(sizeof(*f));
+	if (f)
+		f->ev = ev_get(cd);
+	if (!f || !f->ev || vd.cuEventRecord(f->ev, cs)) {
+		/* Cannot track it: wait for the stream the slow way. */
+		free(f);
+		while (cd->inflight)
+			poll_inflight(cd);
+		finish(cd, w, CUDA_ERROR_OUT_OF_MEMORY);
+		return;
+	}
+	f->w = w;
+	f->next = NULL;
+	{
+		/* Append, keeping submission order. */
+		struct inflight **pp = &cd->inflight;
+
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = f;
+	}
+}
+
+static void *executor(void *arg)
+{
+	struct cu_dev *cd = arg;
+	uint64_t idle_since = 0;
+
+	vd.cuCtxSetCurrent(cd->ctx);
+	for (;;) {
+		struct work *batch;
+
+		pthread_mutex_lock(&cd->lock);
+		while (!cd->head && !cd->inflight && !cd->stop)
+			pthread_cond_wait(&cd->cond, &cd->lock);
+		if (cd->stop && !cd->head && !cd->inflight) {
+			pthread_mutex_unlock(&cd->lock);
+			return NULL;
+		}
+		batch = cd->head;
+		cd->head = cd->tail = NULL;
+		pthread_mutex_unlock(&cd->lock);
+
+		while (batch) {
+			struct work *w = batch;
+
+			batch = w->next;
+			w->next = NULL;
+			run_one(cd, w);
+		}
+		if (cd->inflight) {
+			if (poll_inflight(cd)) {
+				idle_since = 0;
+			} else {
+				uint64_t now = axond_now_ns();
+
+				/* Spin briefly for sub-microsecond completion,
+				 * then back off so a long kernel costs no core. */
+				if (!idle_since)
+					idle_since = now;
+				if (now - idle_since > 50000) {
+					struct timespec ts = { 0, 20000 };
+
+					nanosleep(&ts, NULL);
+				}
+			}
+		}
+	}
+}
+
+static void cuda_submit(struct axond *d, struct work *w)
+{
+	int dev = 0;
+	struct cu_dev *cd;
+
+	(void)d;
+	if (w->stream)
+		dev = w->stream->ctx->device;
+	cd = &cu.dev[dev];
+	w->next = NULL;
+	pthread_mutex_lock(&cd->lock);
+	if (cd->tail)
+		cd->tail->next = w;
+	else
+		cd->head = w;
+	cd->tail = w;
+	pthread_cond_signal(&cd->cond);
+	pthread_mutex_unlock(&cd->lock);
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+static int cuda_init(struct axond *d, char *err, size_t errlen)
+{
+	CUresult r;
+	int i, ret;
+
+	cu.d = d;
+	if (vendor_open(d->cfg.vendor_lib, err, errlen))
+		return -ENOENT;
+	r = vd.cuInit(0);
+	if (r) {
+		snprintf(err, errlen, "cuInit: %s", vendor_err(r));
+		return -EIO;
+	}
+	ret = fill_info(d, err, errlen);
+	if (ret)
+		return ret;
+	/* Contexts exist before any client arrives: start-up is instant. */
+	for (i = 0; i < cu.ndev; i++) {
+		struct cu_dev *cd = &cu.dev[i];
+
+		r = vd.cuDevicePrimaryCtxRetain(&cd->ctx, cd->dev);
+		if (r) {
+			snprintf(err, errlen, "device %d: context: %s", i, vendor_err(r));
+			return -EIO;
+		}
+		pthread_mutex_init(&cd->lock, NULL);
+		pthread_cond_init(&cd->cond, NULL);
+		if (pthread_create(&cd->thread, NULL, executor, cd)) {
+			snprintf(err, errlen, "cannot start executor %d", i);
+			return -EAGAIN;
+		}
+	}
+	/* The dispatcher thread maps memory and loads modules. */
+	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	return 0;
+}
+
+static void cuda_fini(struct axond *d)
+{
+	int i;
+
+	(void)d;
+	for (i = 0; i < cu.ndev; i++) {
+		struct cu_dev *cd = &cu.dev[i];
+
+		pthread_mutex_lock(&cd->lock);
+		cd->stop = true;
+		pthread_cond_signal(&cd->cond);
+		pthread_mutex_unlock(&cd->lock);
+		pthread_join(cd->thread, NULL);
+		while (cd->nev)
+			vd.cuEventDestroy(cd->evpool[--cd->nev]);
+		free(cd->evpool);
+		while (cd->spare) {
+			struct inflight *f = cd->spare;
+
+			cd->spare = f->next;
+			free(f);
+		}
+		vd.cuDevicePrimaryCtxRelease(cd->dev);
+	}
+}
+
+static int cuda_client_init(struct axond *d, struct client *c)
+{
+	struct cu_client *cc = calloc(1, sizeof(*cc));
+	CUresult r;
+
+	(void)d;
+	if (!cc)
+		return -ENOMEM;
+	pthread_mutex_init(&cc->lock, NULL);
+	cc->gran = cu.dev[0].gran;
+	cc->size = c->params.va_size;
+	cc->npages = cc->size / cc->gran;
+	cc->refs = calloc(cc->npages, sizeof(*cc->refs));
+	cc->phys = calloc(cc->npages, sizeof(*cc->phys));
+	if (!cc->refs || !cc->phys)
+		goto err;
+	r = vd.cuMemAddressReserve(&cc->base, cc->size, cc->gran, 0, 0);
+	if (r) {
+		log_cu("reserving a client window", r);
+		goto err;
+	}
+	/* The client mints inside what we reserved. */
+	c->params.va_base = cc->base;
+	/* Pageable copies go through the data area: make it DMA-able. */
+	r = vd.cuMemHostRegister(c->region, c->region_size, CU_MEMHOSTREGISTER_PORTABLE);
+	if (r)
+		log_cu("registering a client's data area (copies fall back to staging)", r);
+	else
+		cc->registered = true;
+	c->backend_priv = cc;
+	return 0;
+err:
+	free(cc->refs);
+	free(cc->phys);
+	free(cc);
+	return -ENOMEM;
+}
+
+static void unmap_pages(struct client *c, uint64_t addr, uint64_t len)
+{
+	struct cu_client *cc = c->backend_priv;
+	uint64_t p, first, last;
+
+	if (!len || addr < cc->base || addr - cc->base >= cc->size)
+		return;
+	first = (addr - cc->base) / cc->gran;
+	last = (addr - cc->base + len - 1) / cc->gran;
+	pthread_mutex_lock(&cc->lock);
+	for (p = first; p <= last && p < cc->npages; p++) {
+		if (!cc->refs[p] || --cc->refs[p])
+			continue;
+		vd.cuMemUnmap(cc->base + p * cc->gran, cc->gran);
+		vd.cuMemRelease(cc->phys[p]);
+		cc->phys[p] = 0;
+	}
+	pthread_mutex_unlock(&cc->lock);
+}
+
+static void cuda_client_fini(struct axond *d, struct client *c)
+{
+	struct cu_client *cc = c->backend_priv;
+	uint64_t p;
+
+	(void)d;
+	for (p = 0; p < cc->npages; p++) {
+		if (!cc->refs[p])
+			continue;
+		vd.cuMemUnmap(cc->base + p * cc->gran, cc->gran);
+		vd.cuMemRelease(cc->phys[p]);
+	}
+	vd.cuMemAddressFree(cc->base, cc->size);
+	if (cc->registered)
+		vd.cuMemHostUnregister(c->region);
+	free(cc->refs);
+	free(cc->phys);
+	free(cc);
+	c->backend_priv = NULL;
+}
+
+static int cuda_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len)
+{
+	struct cu_client *cc = c->backend_priv;
+	uint64_t p, first, last;
+	int dev = 0;
+	CUresult r = CUDA_SUCCESS;
+
+	(void)d;
+	if (addr < cc->base || len > cc->size || addr - cc->base > cc->size - len)
+		return CUDA_ERROR_INVALID_VALUE;
+	first = (addr - cc->base) / cc->gran;
+	last = (addr - cc->base + len - 1) / cc->gran;
+	pthread_mutex_lock(&cc->lock);
+	for (p = first; p <= last; p++) {
+		CUmemAllocationProp prop = {
+			.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+			.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+		};
+		CUmemAccessDesc acc = {
+			.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+			.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+		};
+		CUdeviceptr va = cc->base + p * cc->gran;
+
+		if (cc->refs[p]++)
+			continue;
+		r = vd.cuMemCreate(&cc->phys[p], cc->gran, &prop, 0);
+		if (!r) {
+			r = vd.cuMemMap(va, cc->gran, 0, cc->phys[p], 0);
+			if (r)
+				vd.cuMemRelease(cc->phys[p]);
+		}
+		if (!r) {
+			r = vd.cuMemSetAccess(va, cc->gran, &acc, 1);
+			if (r) {
+				vd.cuMemUnmap(va, cc->gran);
+				vd.cuMemRelease(cc->phys[p]);
+			}
+		}
+		if (r) {
+			cc->refs[p] = 0;
+			cc->phys[p] = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cc->lock);
+	if (r) {
+		/* Undo the pages this call took. */
+		if (p > first)
+			unmap_pages(c, addr, (p - first) * cc->gran -
+				    (addr - cc->base - first * cc->gran));
+		return r == CUDA_ERROR_OUT_OF_MEMORY ? r : CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return 0;
+}
+
+static int cuda_module_load(struct axond *d, struct client *c, struct module *m,
+			    const void *image, size_t len, char *err, size_t errlen)
+{
+	struct cu_module *cm = calloc(1, sizeof(*cm));
+	void *copy;
+	CUresult r;
+
+	(void)d;
+	(void)c;
+	if (!cm)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	/* The client can rewrite its data area at any time: load a copy,
+	 * NUL-terminated in case it is PTX text. */
+	copy = malloc(len + 1);
+	if (!copy) {
+		free(cm);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	memcpy(copy, image, len);
+	((char *)copy)[len] = 0;
+	r = vd.cuModuleLoadData(&cm->mod, copy);
+	free(copy);
+	if (r) {
+		snprintf(err, errlen, "cuModuleLoadData: %s", vendor_err(r));
+		free(cm);
+		return r;
+	}
+	m->backend_priv = cm;
+	return 0;
+}
+
+static void cuda_module_unload(struct axond *d, struct client *c, struct module *m)
+{
+	struct cu_module *cm = m->backend_priv;
+	unsigned int i;
+
+	if (!cm)
+		return;
+	for (i = 0; i < cm->nglobals; i++)
+		client_unmint_daemon(d, c, cm->globals[i]);
+	free(cm->globals);
+	vd.cuModuleUnload(cm->mod);
+	free(cm);
+	m->backend_priv = NULL;
+}
+
+static int cuda_module_get_func(struct axond *d, struct client *c, struct module *m,
+				const char *name, struct func *f)
+{
+	struct cu_module *cm = m->backend_priv;
+	CUfunction fn;
+	size_t i, off, size;
+	CUresult r;
+
+	(void)d;
+	(void)c;
+	r = vd.cuModuleGetFunction(&fn, cm->mod, name);
+	if (r)
+		return r;
+	f->info.nparams = 0;
+	f->info.args_size = 0;
+	for (i = 0; i < AXON_MAX_KERNEL_PARAMS; i++) {
+		if (vd.cuFuncGetParamInfo(fn, i, &off, &size))
+			break;
+		f->info.param[i] = AXON_PARAM_MAKE(off, size);
+		f->info.nparams++;
+		if (off + size > f->info.args_size)
+			f->info.args_size = (uint32_t)(off + size);
+	}
+	f->backend_priv = fn;
+	return 0;
+}
+
+int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
+			   uint64_t addr, uint64_t len);
+
+static int cuda_module_get_global(struct axond *d, struct client *c, struct module *m,
+				  const char *name, uint64_t *addr, uint64_t *size)
+{
+	struct cu_module *cm = m->backend_priv;
+	CUdeviceptr p;
+	size_t s;
+	CUresult r;
+	int ret;
+
+	r = vd.cuModuleGetGlobal(&p, &s, cm->mod, name);
+	if (r)
+		return r;
+	/* Copies may name it: it joins the client's allocation table. */
+	ret = client_register_global(d, c, m->ctx, p, s);
+	if (ret == 0) {
+		if (cm->nglobals == cm->capglobals) {
+			unsigned int cap = cm->capglobals ? cm->capglobals * 2 : 8;
+			uint64_t *g = realloc(cm->globals, cap * sizeof(*g));
+
+			if (!g) {
+				client_unmint_daemon(d, c, p);
+				return CUDA_ERROR_OUT_OF_MEMORY;
+			}
+			cm->globals = g;
+			cm->capglobals = cap;
+		}
+		cm->globals[cm->nglobals++] = p;
+	} else if (ret != -EEXIST) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*addr = p;
+	*size = s;
+	return 0;
+}
+
+static int cuda_func_get_attr(struct axond *d, struct func *f, int attr, int64_t *value)
+{
+	int v = 0;
+	CUresult r;
+
+	(void)d;
+	r = vd.cuFuncGetAttribute(&v, (CUfunction_attribute)attr, (CUfunction)f->backend_priv);
+	*value = v;
+	return r;
+}
+
+static void cuda_func_free(struct axond *d, struct func *f)
+{
+	(void)d;
+	f->backend_priv = NULL;	/* owned by its module */
+}
+
+static void cuda_stream_fini(struct axond *d, struct stream *s)
+{
+	(void)d;
+	if (s->backend_priv)
+		vd.cuStreamDestroy((CUstream)s->backend_priv);
+	s->backend_priv = NULL;
+}
+
+static void cuda_event_fini(struct axond *d, struct event *e)
+{
+	(void)d;
+	if (e->backend_priv)
+		vd.cuEventDestroy((CUevent)e->backend_priv);
+	e->backend_priv = NULL;
+}
+
+const struct backend cuda_backend = {
+	.name = "cuda",
+	.init = cuda_init,
+	.fini = cuda_fini,
+	.client_init = cuda_client_init,
+	.client_fini = cuda_client_fini,
+	.mem_map = cuda_mem_map,
+	.module_load = cuda_module_load,
+	.module_unload = cuda_module_unload,
+	.module_get_func = cuda_module_get_func,
+	.module_get_global = cuda_module_get_global,
+	.func_get_attr = cuda_func_get_attr,
+	.func_free = cuda_func_free,
+	.stream_fini = cuda_stream_fini,
+	.event_fini = cuda_event_fini,
+	.submit = cuda_submit,
+};

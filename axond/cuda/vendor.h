@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The vendor driver, opened privately by the cuda backend. Every entry
+ * point axond uses is resolved once at start through the driver's own
+ * cuGetProcAddress_v2, at the CUDA version of the cuda.h we build with, so
+ * each pointer has exactly the prototype cuda.h declares for that name.
+ */
+#ifndef AXOND_CUDA_VENDOR_H
+#define AXOND_CUDA_VENDOR_H
+
+#include <cuda.h>
+
+#define VENDOR_FUNCS(X)						\
+	X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) \
+	X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute)	\
+	X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain)			\
+	X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) \
+	X(cuGetErrorName) X(cuMemGetInfo)				\
+	X(cuMemGetAllocationGranularity) X(cuMemAddressReserve)		\
+	X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) X(cuMemMap)	\
+	X(cuMemUnmap) X(cuMemSetAccess) X(cuMemHostRegister)		\
+	X(cuMemHostUnregister) X(cuModuleLoadData) X(cuModuleUnload)	\
+	X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetParamInfo) \
+	X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamCreate)	\
+	X(cuStreamDestroy) X(cuStreamWaitEvent) X(cuEventCreate)	\
+	X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)		\
+	X(cuEventElapsedTime) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)	\
+	X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD16Async)	\
+	X(cuMemsetD32Async) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)	\
+	X(cuMemsetD2D32Async)
+
+struct vendor {
+	void *dl;
+#define VENDOR_FIELD(name) __typeof__(name) *name;
+	VENDOR_FUNCS(VENDOR_FIELD)
+#undef VENDOR_FIELD
+};
+
+extern struct vendor vd;
+
+/* Opens the driver (path, or the documented search list) and resolves. */
+int vendor_open(const char *path, char *err, size_t errlen);
+void vendor_close(void);
+const char *vendor_err(CUresult r);
+
+#endif
