@@ -3,8 +3,9 @@
  * util.h - tiny helpers shared by every part of axon.
  *
  * Kept deliberately small: alignment arithmetic, array size, branch hints,
- * min/max and a handful of attribute macros. Everything is a macro or a
- * static inline function; there is nothing to link.
+ * min/max and a handful of attribute macros (glibc's <sys/cdefs.h> already
+ * provides __always_inline, __attribute_pure__ and friends). Everything is a
+ * macro or a static inline function; there is nothing to link.
  */
 #ifndef AXON_COMMON_UTIL_H
 #define AXON_COMMON_UTIL_H
@@ -21,9 +22,6 @@
 #endif
 #ifndef __maybe_unused
 #define __maybe_unused		__attribute__((unused))
-#endif
-#ifndef __always_inline
-#define __always_inline		inline __attribute__((always_inline))
 #endif
 #ifndef __noreturn
 #define __noreturn		__attribute__((noreturn))
