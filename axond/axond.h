@@ -132,11 +132,17 @@ struct client {
 	 * pointer arguments against them. */
 	pthread_mutex_t alloc_lock;
 	struct rangemap allocs;
+	/* Freed by the client, backing not yet released: work queued before
+	 * the free may still use them (executors only). */
+	struct rangemap pending_free;
 	uint64_t bytes_mapped;
 	uint64_t mint_credit;	/* reserved for deferred MEM_MAP */
 	uint64_t mint_next_daemon;	/* daemon-minted addresses (globals) */
 
-	_Atomic uint32_t pending_error;	/* first latched error */
+	/* Protects pending_error, sticky_error and their copy in dpage. */
+	pthread_mutex_t err_lock;
+	uint32_t pending_error;		/* first latched error, cleared when reported */
+	uint32_t sticky_error;		/* context-poisoning error, never cleared */
 	_Atomic int refs;		/* dispatcher + queued work */
 	bool dead;			/* disconnected; teardown under way */
 	_Atomic bool dead_for_worker;

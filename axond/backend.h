@@ -117,5 +117,13 @@ int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
 /* Whether [addr, addr+len) lies inside one live allocation of the client.
  * Any thread (takes the client's alloc_lock). */
 bool client_range_valid(struct client *c, uint64_t addr, uint64_t len);
+/*
+ * The same for an executor running work queued earlier: a range the client
+ * freed after queueing the work is still valid until its WORK_UNMAP runs,
+ * as the driver keeps memory alive for work already queued.
+ */
+bool client_range_valid_exec(struct client *c, uint64_t addr, uint64_t len);
+/* An executor ran the WORK_UNMAP of the range at addr. */
+void client_unmap_done(struct client *c, uint64_t addr);
 
 #endif

@@ -249,7 +249,9 @@ static void client_free(struct client *c)
 	handle_table_destroy(&c->streams);
 	handle_table_destroy(&c->ctxs);
 	rangemap_destroy(&c->allocs, free_alloc, NULL);
+	rangemap_destroy(&c->pending_free, NULL, NULL);
 	pthread_mutex_destroy(&c->alloc_lock);
+	pthread_mutex_destroy(&c->err_lock);
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
 	if (c->region)
@@ -293,7 +295,9 @@ struct client *client_create(struct axond *d, int sock_fd,
 	c->sock_fd = sock_fd;
 	atomic_init(&c->refs, 1);
 	pthread_mutex_init(&c->alloc_lock, NULL);
+	pthread_mutex_init(&c->err_lock, NULL);
 	rangemap_init(&c->allocs);
+	rangemap_init(&c->pending_free);
 	if (negotiate(d, hello, &c->params, w))
 		goto err_free;
 	c->id = ++d->next_client_id;
@@ -367,6 +371,7 @@ void client_disconnect(struct axond *d, struct client *c)
 		return;
 	c->dead = true;
 	atomic_store(&c->dead_for_worker, true);
+	c->dpage->state = AXON_CLIENT_STATE_DEAD;
 	c->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
 	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->sock_fd, NULL);
 	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->doorbell_fd, NULL);

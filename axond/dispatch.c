@@ -59,28 +59,56 @@ void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
 	c->cq_tail++;
 	/* Pairs with the client's acquire of cq_tail in axon_peek_cqe. */
 	axon_store_release(&c->dpage->cq_tail, c->cq_tail);
-	if (res)
-		c->stats.errors++;
 }
 
+/*
+ * Errors that poison a CUDA context: every later synchronising call returns
+ * them, as the driver does (the brief's "sticky" errors).
+ */
+static bool is_sticky(uint32_t res)
+{
+	switch (res) {
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Any thread: the dispatcher (deferred ops) and executors (device work). */
 void client_latch_error(struct client *c, uint32_t res)
 {
-	uint32_t none = 0;
-
 	if (!res)
 		return;
+	pthread_mutex_lock(&c->err_lock);
 	c->stats.errors++;
-	if (atomic_compare_exchange_strong(&c->pending_error, &none, res))
-		axon_write_once(&c->dpage->pending_error, res);
+	if (is_sticky(res) && !c->sticky_error)
+		c->sticky_error = res;
+	if (!c->pending_error)
+		c->pending_error = res;
+	axon_write_once(&c->dpage->pending_error,
+			c->sticky_error ? c->sticky_error : c->pending_error);
+	pthread_mutex_unlock(&c->err_lock);
 }
 
-/* Takes (and clears) the latched error, if any. */
+/* Takes the latched error, if any: sticky ones stay, others are cleared. */
 static int32_t take_pending(struct client *c)
 {
-	uint32_t e = atomic_exchange(&c->pending_error, 0);
+	uint32_t e;
 
-	if (e)
-		axon_write_once(&c->dpage->pending_error, 0);
+	pthread_mutex_lock(&c->err_lock);
+	e = c->sticky_error ? c->sticky_error : c->pending_error;
+	c->pending_error = 0;
+	axon_write_once(&c->dpage->pending_error, c->sticky_error);
+	pthread_mutex_unlock(&c->err_lock);
 	return (int32_t)e;
 }
 
@@ -96,7 +124,9 @@ void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
 		c->cq_owed--;
 	uint64_t lat = axond_now_ns() - t_start;
 
-	if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING) && !res)
+	if (res)
+		c->stats.errors++;	/* its own failure; latched ones counted once */
+	else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
 		res = take_pending(c);
 	c->stats.lat_hist[lat_bucket(lat)]++;
 	if (__builtin_expect(c->ntracers != 0, 0))
@@ -150,6 +180,24 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 		trace_emit(d, c, AXON_TRACE_SUBMIT, sqe, sqe->user_data, sqe->opcode, 0, 0);
 	res = check_sqe(sqe, &def);
 	if (res) {
+		c->dpage->sq_dropped++;
+		/*
+		 * A stream-ordered op still takes its place in the stream's
+		 * sequence (the client counted it), so the frontier can catch
+		 * up; it completes in order with the error.
+		 */
+		if (def && (def->flags & OPF_STREAM) &&
+		    (o.stream = stream_lookup(c, sqe->stream))) {
+			struct work *w;
+
+			o.stream->submitted++;
+			w = work_new(&o, WORK_ADVANCE);
+			if (w) {
+				w->res = res;
+				work_submit(&o, w);
+				return;
+			}
+		}
 		if (o.deferred)
 			client_latch_error(c, (uint32_t)res);
 		else

@@ -67,7 +67,6 @@ int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
 	struct alloc *al = calloc(1, sizeof(*al));
 	int ret;
 
-	(void)d;
 	if (!al)
 		return -ENOMEM;
 	al->addr = addr;
@@ -77,7 +76,12 @@ int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
 	pthread_mutex_lock(&c->alloc_lock);
 	ret = rangemap_insert(&c->allocs, addr, al->len, al, NULL);
 	pthread_mutex_unlock(&c->alloc_lock);
-	if (ret)
+	if (ret) {
 		free(al);
-	return ret;
+		return ret;
+	}
+	/* Charged like any allocation; client_unmint_daemon gives it back. */
+	c->bytes_mapped += al->len;
+	d->mem_used += al->len;
+	return 0;
 }

@@ -5,6 +5,7 @@
  * document. Identity comes from SO_PEERCRED, never from the client.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +73,10 @@ void server_accept(struct axond *d)
 {
 	for (;;) {
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-		struct timeval tv = { .tv_sec = 2 };
 		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0)
 			return;
-		/* A peer that stops reading must not stall the dispatcher. */
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		ev.data.u64 = EV_PENDING | (uint64_t)fd;
 		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 			close(fd);
@@ -111,6 +109,7 @@ int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, in
 
 static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 {
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 	char *doc = NULL;
 	size_t len = 0, off;
 	int fl;
@@ -123,21 +122,23 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 	}
 	if (server_send_welcome(fd, w, NULL, 0))
 		goto out;
-	/* Blocking sends, bounded by SO_SNDTIMEO. */
-	fl = 0;
-	(void)fl;
+	/*
+	 * Blocking sends bounded by a short SO_SNDTIMEO: the dispatcher waits
+	 * at most that long for a reader that stopped reading, then gives up
+	 * on it. Documents usually fit the socket buffer and never wait.
+	 */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		goto out;
 	for (off = 0; off < len;) {
 		size_t chunk = len - off > AXON_STATS_CHUNK ? AXON_STATS_CHUNK : len - off;
 		ssize_t n = send(fd, doc + off, chunk, MSG_NOSIGNAL);
 
-		if (n < 0 && errno == EAGAIN) {
-			struct timespec ts = { 0, 1000000 };
-
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		if (n <= 0)
+		if (n <= 0) {
+			log_info("stats reader too slow or gone; document cut short");
 			break;
+		}
 		off += (size_t)n;
 	}
 out:
@@ -166,6 +167,15 @@ void server_hello(struct axond *d, int fd)
 				 n, sizeof(h), AXON_MAGIC);
 			server_send_welcome(fd, &w, NULL, 0);
 		}
+		close(fd);
+		return;
+	}
+	if (h.abi_major != AXON_ABI_MAJOR) {
+		w.status = -EPROTO;
+		snprintf(w.message, sizeof(w.message),
+			 "ABI %u.%u not supported (axond speaks %u.%u)",
+			 h.abi_major, h.abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
+		server_send_welcome(fd, &w, NULL, 0);
 		close(fd);
 		return;
 	}

@@ -62,6 +62,8 @@ static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 		sc = &shim.ctx[AXON_HANDLE_INDEX(w.aux[0]) % SHIM_MAX_CTX];
 		sc->handle = w.aux[0];
 		sc->default_stream = w.aux[1];
+		/* The slot may have served a destroyed stream before. */
+		shim.seq[shim_slot(w.aux[1]) % AXON_MAX_FRONTIER] = 0;
 		sc->device = dev;
 		sc->flags = flags;
 		sc->primary = primary;
@@ -135,6 +137,7 @@ SHIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 	if (!sc || sc->primary)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	shim_ctx_storage_drop(sc->handle);
 	ctx_destroy(sc);
 	return CUDA_SUCCESS;
 }
@@ -272,14 +275,17 @@ SHIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
 	return sc ? ctx_sync(sc) : CUDA_ERROR_INVALID_CONTEXT;
 }
 
-/* Primary contexts: one per device per process, reference counted. */
-SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+/*
+ * Primary contexts: one per device per process, reference counted. The
+ * handle exists from the first Retain, or from the first peek (the cudart
+ * export table asks for it without retaining, exporttable.c), until the
+ * process ends; it is active while retained.
+ */
+static CUresult primary_get(CUdevice dev, bool retain, uint64_t *handle)
 {
 	struct shim_primary *p;
 	CUresult r;
 
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_ensure_init();
 	if (r)
 		return r;
@@ -306,10 +312,29 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 			p->ctx = h;
 		}
 	}
-	p->refs++;
-	*pctx = (CUcontext)(uintptr_t)p->ctx;
+	if (retain)
+		p->refs++;
+	*handle = p->ctx;
 	shim_unlock();
 	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	uint64_t h;
+	CUresult r;
+
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = primary_get(dev, true, &h);
+	if (!r)
+		*pctx = (CUcontext)(uintptr_t)h;
+	return r;
+}
+
+CUresult shim_primary_peek(CUdevice dev, uint64_t *handle)
+{
+	return primary_get(dev, false, handle);
 }
 
 static CUresult primary_drop(CUdevice dev, bool reset)
@@ -327,16 +352,21 @@ static CUresult primary_drop(CUdevice dev, bool reset)
 		shim_unlock();
 		return CUDA_ERROR_INVALID_CONTEXT;
 	}
+	/*
+	 * Inactive, not gone: the driver keeps a primary context's handle
+	 * valid for the life of the process, and cudart relies on it (after
+	 * cudaDeviceReset it makes the old handle current again and retains
+	 * it, and launches the CUkernels it already has). So the daemon's
+	 * context stays, with what it holds, until the process ends; only
+	 * the context-local storage goes, its destructors run as on a reset.
+	 */
 	if (reset || --p->refs == 0) {
 		sc = p->ctx ? shim_ctx_of((CUcontext)(uintptr_t)p->ctx) : NULL;
-		p->ctx = 0;
 		p->refs = 0;
 	}
 	shim_unlock();
-	if (sc) {
-		sc->primary = false;
-		ctx_destroy(sc);
-	}
+	if (sc)
+		shim_ctx_storage_drop(sc->handle);
 	return CUDA_SUCCESS;
 }
 
@@ -369,7 +399,7 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flag
 	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
 		return CUDA_ERROR_INVALID_DEVICE;
 	*flags = shim.primary[dev].flags;
-	*active = shim.primary[dev].ctx != 0;
+	*active = shim.primary[dev].refs > 0;	/* a peeked handle is inactive */
 	return CUDA_SUCCESS;
 }
 

@@ -154,6 +154,8 @@ SHIM_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 		e->stream = h;
 		e->seq = shim_stream_next(h);
 		e->recorded = true;
+		/* Published now: a query loop must see it progress. */
+		shim_flush();
 	}
 	shim_unlock();
 	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;

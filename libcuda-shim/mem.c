@@ -42,6 +42,7 @@ static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
 	if (rounded <= shim.credit) {
 		sqe->flags = AXON_SQE_F_DEFERRED;
 		shim.credit -= rounded;
+		shim_flush();
 		shim_unlock();
 		*dptr = addr;
 		return CUDA_SUCCESS;
@@ -97,6 +98,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 	if (sqe) {
 		axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, sc->handle, dptr, 0);
 		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim_flush();
 	}
 	shim_unlock();
 	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;

@@ -193,6 +193,7 @@ SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flag
 		sqe->stream = h;
 		sqe->obj.handle = (uint64_t)(uintptr_t)ev;
 		shim_stream_next(h);
+		shim_flush();
 	}
 	shim_unlock();
 	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;

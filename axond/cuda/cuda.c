@@ -320,8 +320,10 @@ static void run_one(struct cu_dev *cd, struct work *w)
 		while (cd->inflight)
 			if (!poll_inflight(cd))
 				sched_yield();
-		if (w->type == WORK_UNMAP)
+		if (w->type == WORK_UNMAP) {
+			client_unmap_done(w->client, w->unmap.addr);
 			unmap_pages(w->client, w->unmap.addr, w->unmap.len);
+		}
 		finish(cd, w, 0);
 		return;
 	}

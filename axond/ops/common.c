@@ -58,3 +58,25 @@ bool client_range_valid(struct client *c, uint64_t addr, uint64_t len)
 	pthread_mutex_unlock(&c->alloc_lock);
 	return ok;
 }
+
+bool client_range_valid_exec(struct client *c, uint64_t addr, uint64_t len)
+{
+	bool ok;
+
+	if (!len)
+		len = 1;
+	if (addr + len < addr)
+		return false;
+	pthread_mutex_lock(&c->alloc_lock);
+	ok = rangemap_find_span(&c->allocs, addr, len) ||
+	     rangemap_find_span(&c->pending_free, addr, len);
+	pthread_mutex_unlock(&c->alloc_lock);
+	return ok;
+}
+
+void client_unmap_done(struct client *c, uint64_t addr)
+{
+	pthread_mutex_lock(&c->alloc_lock);
+	rangemap_remove(&c->pending_free, addr, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
+}

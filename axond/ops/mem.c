@@ -110,6 +110,11 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 
 	pthread_mutex_lock(&c->alloc_lock);
 	rangemap_remove(&c->allocs, a->addr, NULL);
+	/* If the same range is already pending (freed, reminted, freed
+	 * again before the executor caught up), the earlier entry covers it. */
+	if (rangemap_insert(&c->pending_free, a->addr, a->len, NULL, NULL))
+		log_debug("client %llu: range 0x%llx already pending release",
+			  (unsigned long long)c->id, (unsigned long long)a->addr);
 	pthread_mutex_unlock(&c->alloc_lock);
 	c->bytes_mapped -= a->len;
 	d->mem_used -= a->len;
@@ -134,6 +139,10 @@ enum op_status op_mem_unmap(struct op_ctx *o)
 	e = rangemap_find(&c->allocs, o->sqe->mem.addr);
 	a = e ? e->value : NULL;
 	pthread_mutex_unlock(&c->alloc_lock);
+	if (!ctx_lookup(c, o->sqe->mem.ctx)) {
+		o->res = CUDA_ERROR_INVALID_CONTEXT;
+		return OP_COMPLETE;
+	}
 	if (!a || a->addr != o->sqe->mem.addr || a->daemon_owned ||
 	    o->sqe->mem.len || o->sqe->mem.resv[0] || o->sqe->mem.resv[1]) {
 		o->res = CUDA_ERROR_INVALID_VALUE;

@@ -33,6 +33,7 @@ enum op_status op_module_load(struct op_ctx *o)
 	const void *image = data_range(c, o->sqe->obj.data_off, o->sqe->obj.data_len);
 	struct module *m;
 	char err[256] = "";
+	void *copy;
 	int ret;
 
 	if (!ctx) {
@@ -49,8 +50,18 @@ enum op_status op_module_load(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	m->ctx = ctx;
-	ret = o->d->backend->module_load(o->d, c, m, image, o->sqe->obj.data_len,
+	/* Parse a private copy: the client can rewrite its data area while we
+	 * read it, and a parser must never see bytes change under it. */
+	copy = malloc(o->sqe->obj.data_len);
+	if (!copy) {
+		free(m);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	memcpy(copy, image, o->sqe->obj.data_len);
+	ret = o->d->backend->module_load(o->d, c, m, copy, o->sqe->obj.data_len,
 					 err, sizeof(err));
+	free(copy);
 	if (ret) {
 		log_info("client %llu (%s): module load failed: %s",
 			 (unsigned long long)c->id, c->comm, err);

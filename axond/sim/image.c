@@ -145,6 +145,15 @@ static uint64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/*
+ * SASS for sm_XY runs on a device of compute capability X.Z, Z >= Y, only:
+ * not across major versions (sm_80 code does not run on 9.0).
+ */
+static bool sm_runs(uint32_t arch)
+{
+	return arch / 10 == SIM_IMAGE_SM / 10 && arch <= SIM_IMAGE_SM;
+}
+
 /* [off, off + size) lies inside [0, len). */
 static bool in_range(uint64_t off, uint64_t size, uint64_t len)
 {
@@ -194,18 +203,21 @@ static int add_kernel(struct builder *b, char *name, uint32_t nparams,
 	return 0;
 }
 
-/* Appends a global; takes ownership of name and init even on failure. */
+/*
+ * Appends a global; takes ownership of name and init (init_len <= size
+ * bytes, the rest zero) even on failure.
+ */
 static int add_global(struct builder *b, char *name, uint64_t size,
 		      enum sim_global_space space, uint32_t flags,
-		      uint8_t *init)
+		      uint8_t *init, uint64_t init_len)
 {
 	struct sim_image *img = b->img;
-	uint64_t i;
 
-	/* all-zero initial bytes (an uninitialised __constant__): NULL */
-	for (i = 0; init && i < size && !init[i]; i++)
-		;
-	if (init && i == size) {
+	/* trailing zeroes are implied; all zero (e.g. an uninitialised
+	 * __constant__): NULL */
+	while (init && init_len && !init[init_len - 1])
+		init_len--;
+	if (!init_len) {
 		free(init);
 		init = NULL;
 	}
@@ -230,7 +242,7 @@ static int add_global(struct builder *b, char *name, uint64_t size,
 	}
 	img->globals[img->nglobals++] = (struct sim_global_desc){
 		.name = name, .size = size, .space = space, .flags = flags,
-		.init = init,
+		.init = init, .init_len = init_len,
 	};
 	return 0;
 }
@@ -540,7 +552,7 @@ static int elf_global(struct builder *b, const struct elf *e, char *name,
 		}
 		memcpy(init, d + value, size);
 	}
-	return add_global(b, name, size, space, 0, init);
+	return add_global(b, name, size, space, 0, init, init ? size : 0);
 }
 
 static bool is_global_section(const struct elf_sec *s)
@@ -640,7 +652,9 @@ static int elf_symbols(struct builder *b, const struct elf *e, unsigned symi)
 	return 0;
 }
 
-static int parse_elf(struct builder *b, const uint8_t *d, size_t len)
+/* check_arch: refuse SASS that a 9.0 device would not run */
+static int parse_elf(struct builder *b, const uint8_t *d, size_t len,
+		     bool check_arch)
 {
 	struct elf e = { .d = d, .len = len };
 	uint64_t shoff;
@@ -683,6 +697,9 @@ static int parse_elf(struct builder *b, const uint8_t *d, size_t len)
 	/* e_flags: sm in bits 8-15 since ELF ABI version 7, else 0-7 */
 	b->img->sm_arch = d[8] >= 7 ? (rd32(d + 0x30) >> 8) & 0xff :
 				      rd32(d + 0x30) & 0xff;
+	if (check_arch && b->img->sm_arch && !sm_runs(b->img->sm_arch))
+		return fail(b, -ENOEXEC, "cubin for sm_%u cannot run on sm_%u",
+			    b->img->sm_arch, SIM_IMAGE_SM);
 
 	e.sec = calloc(e.shnum, sizeof(*e.sec));
 	e.by_name = calloc(e.shnum, sizeof(*e.by_name));
@@ -1143,7 +1160,7 @@ static int ptx_decl(struct builder *b, struct lex *l,
 			    (int)(l->t.n > 40 ? 40 : l->t.n), l->t.s);
 
 	for (;;) {
-		uint64_t elems = vec, v, size;
+		uint64_t elems = vec, v, size, init_len = 0;
 		bool unsized = false;
 		uint32_t flags = 0;
 		uint8_t *init = NULL;
@@ -1180,18 +1197,15 @@ static int ptx_decl(struct builder *b, struct lex *l,
 		}
 		size = elems * esize;
 		if (tok_punct(&l->t, '=')) {
-			/* flattened elements; a [] dimension grows */
-			uint64_t cap = unsized ? MAX_PTX_INIT_SIZE / esize :
-						 elems, n = 0;
+			/*
+			 * Flattened elements, stored as they come: only the
+			 * bytes given are kept (init_len), so a short text
+			 * cannot make a large allocation.
+			 */
+			uint64_t n = 0;
 			size_t depth = 0, alloc = 0;
 			bool neg = false;
 
-			if (!unsized && size > MAX_PTX_INIT_SIZE) {
-				rc = fail(b, -E2BIG,
-					  "PTX: initialised global %s larger than %u bytes",
-					  name, MAX_PTX_INIT_SIZE);
-				goto out;
-			}
 			for (next(l); l->t.type != T_EOF; next(l)) {
 				if (tok_punct(&l->t, '{')) {
 					depth++;
@@ -1213,18 +1227,22 @@ static int ptx_decl(struct builder *b, struct lex *l,
 				}
 				if (flags & SIM_GLOBAL_F_INIT_UNKNOWN)
 					continue;
-				if (n >= cap) {
+				if (!unsized && n >= elems) {
 					rc = fail(b, -EINVAL,
 						  "PTX: global %s: too many initialisers",
 						  name);
+					goto out;
+				}
+				if ((n + 1) * esize > MAX_PTX_INIT_SIZE) {
+					rc = fail(b, -E2BIG,
+						  "PTX: global %s: initialiser over %u bytes",
+						  name, MAX_PTX_INIT_SIZE);
 					goto out;
 				}
 				if ((n + 1) * esize > alloc) {
 					size_t na = alloc ? 2 * alloc : 64;
 					uint8_t *p;
 
-					if (!unsized)
-						na = size;
 					while (na < (n + 1) * esize)
 						na *= 2;
 					p = realloc(init, na);
@@ -1233,7 +1251,6 @@ static int ptx_decl(struct builder *b, struct lex *l,
 							  "out of memory");
 						goto out;
 					}
-					memset(p + alloc, 0, na - alloc);
 					init = p;
 					alloc = na;
 				}
@@ -1243,32 +1260,23 @@ static int ptx_decl(struct builder *b, struct lex *l,
 				n++;
 				neg = false;
 			}
+			init_len = n * esize;
 			if (unsized) {
 				/* round up to whole rows of the other dims */
 				uint64_t row = elems;
 
 				elems = (n + row - 1) / row * row;
 				size = elems * esize;
-				if (size > alloc) {
-					uint8_t *p = realloc(init, size ? size : 1);
-
-					if (!p) {
-						rc = fail(b, -ENOMEM,
-							  "out of memory");
-						goto out;
-					}
-					memset(p + alloc, 0, size - alloc);
-					init = p;
-				}
 			}
 			if (flags & SIM_GLOBAL_F_INIT_UNKNOWN) {
 				free(init);
 				init = NULL;
+				init_len = 0;
 			}
 		} else if (unsized) {
 			size = 0;
 		}
-		rc = add_global(b, name, size, space, flags, init);
+		rc = add_global(b, name, size, space, flags, init, init_len);
 		init = NULL;
 		name = NULL;
 		if (rc)
@@ -1342,6 +1350,10 @@ static int parse_ptx(struct builder *b, const uint8_t *d, size_t len)
 						    l.t.s[i] <= '9'; i++)
 						v = v * 10 + (unsigned)(l.t.s[i] - '0');
 					b->img->sm_arch = v;
+					if (v > SIM_IMAGE_SM)
+						return fail(b, -ENOEXEC,
+							    "PTX for sm_%u cannot run on sm_%u",
+							    v, SIM_IMAGE_SM);
 				}
 				continue;
 			} else if (tok_is(t, ".extern")) {
@@ -1490,7 +1502,8 @@ static int parse_fatbin(struct builder *b, const uint8_t *d, size_t len)
 						"compute" : "kind?", arch);
 			pick = kind == FATBIN_KIND_ELF ? &elf :
 			       kind == FATBIN_KIND_PTX ? &ptx : NULL;
-			if (pick && arch <= SIM_IMAGE_SM &&
+			if (pick && (pick == &elf ? sm_runs(arch) :
+					     arch <= SIM_IMAGE_SM) &&
 			    (!pick->hdr || arch > pick->arch))
 				*pick = (struct fat_entry){
 					.hdr = h, .payload = h + ehs,
@@ -1505,8 +1518,9 @@ static int parse_fatbin(struct builder *b, const uint8_t *d, size_t len)
 	pick = elf.hdr ? &elf : ptx.hdr ? &ptx : NULL;
 	if (!pick)
 		return fail(b, -ENOEXEC,
-			    "fatbin: no ELF for sm_%u or lower and no PTX for compute_%u or lower (has: %s)",
-			    SIM_IMAGE_SM, SIM_IMAGE_SM, seen);
+			    "fatbin: no ELF for sm_%u.. sm_%u and no PTX for compute_%u or lower (has: %s)",
+			    SIM_IMAGE_SM / 10 * 10, SIM_IMAGE_SM, SIM_IMAGE_SM,
+			    seen);
 	b->img->code_kind = pick == &elf ? SIM_CODE_ELF : SIM_CODE_PTX;
 	flags = rd64(pick->hdr + 40);
 	payload = pick->payload;
@@ -1521,7 +1535,7 @@ static int parse_fatbin(struct builder *b, const uint8_t *d, size_t len)
 		if (plen < 4 || memcmp(payload, "\177ELF", 4))
 			rc = fail(b, -EINVAL, "fatbin: ELF entry is not ELF");
 		else
-			rc = parse_elf(b, payload, plen);
+			rc = parse_elf(b, payload, plen, false);
 	} else {
 		rc = parse_ptx(b, payload, plen);
 	}
@@ -1586,7 +1600,7 @@ int sim_image_parse(const void *data, size_t len, struct sim_image **out,
 	} else if (!memcmp(d, "\177ELF", 4)) {
 		b.img->format = SIM_IMAGE_CUBIN;
 		b.img->code_kind = SIM_CODE_ELF;
-		rc = parse_elf(&b, d, len);
+		rc = parse_elf(&b, d, len, true);
 	} else if (looks_like_ptx(d, len)) {
 		b.img->format = SIM_IMAGE_PTX;
 		b.img->code_kind = SIM_CODE_PTX;

@@ -18,15 +18,22 @@
  *               .nv.global.init and .nv.constant* (initial bytes kept).
  *   fatbin      the data a __fatBinC_Wrapper_t points to (magic 0xBA55ED50),
  *               one container or several back to back. Entries may be
- *               uncompressed, LZ4- or ZSTD-compressed. The entry used is
- *               the ELF for the highest sm <= SIM_IMAGE_SM, else the PTX
- *               for the highest compute_XX <= SIM_IMAGE_SM.
+ *               uncompressed, LZ4- or ZSTD-compressed. The entry used is,
+ *               as the driver would on a 9.0 device, the ELF for the
+ *               highest sm_9x <= SIM_IMAGE_SM, else the PTX for the
+ *               highest compute_XX <= SIM_IMAGE_SM, else none (-ENOEXEC):
+ *               SASS does not run across major versions (sm_80 on 9.0).
  *   PTX         text starting (after blanks and comments) with .version.
  *               Kernels from .entry parameter lists, laid out with natural
  *               alignment as the ABI does. Globals from module-scope .global
  *               and .const declarations; numeric initialisers are decoded,
  *               others (addresses of symbols: generic(x), x+4, ...) leave
- *               init NULL and set SIM_GLOBAL_F_INIT_UNKNOWN.
+ *               init NULL and set SIM_GLOBAL_F_INIT_UNKNOWN. This reads
+ *               declarations, it does not validate PTX: text ptxas would
+ *               reject may parse.
+ *
+ * A cubin for an sm a 9.0 device cannot run, or PTX whose .target is above
+ * sm_90, is refused with -ENOEXEC too.
  *
  * The __fatBinC_Wrapper_t itself (magic 0x466243B1) holds a host pointer to
  * the fatbin, meaningless in another process: rejected with -ENOTSUP.
@@ -34,7 +41,7 @@
  * Errors are negative errno values with a message in err:
  *   -EINVAL   malformed or unrecognised image   -> CUDA_ERROR_INVALID_IMAGE
  *   -ENOEXEC  no entry usable for SIM_IMAGE_SM  -> CUDA_ERROR_NO_BINARY_FOR_GPU
- *   -ENOTSUP  wrapper struct, unknown compression
+ *   -ENOTSUP  wrapper struct, 32-bit cubin, entry flagged both LZ4 and ZSTD
  *                                               -> CUDA_ERROR_INVALID_IMAGE
  *   -E2BIG    a limit below was exceeded        -> CUDA_ERROR_INVALID_IMAGE
  *   -ENOMEM                                     -> CUDA_ERROR_OUT_OF_MEMORY
@@ -92,7 +99,13 @@ struct sim_global_desc {
 	uint64_t size;		/* bytes; may be large, nothing is allocated */
 	enum sim_global_space space;
 	uint32_t flags;		/* SIM_GLOBAL_F_* */
-	uint8_t *init;		/* size bytes of initial value, NULL: zeroes */
+	/*
+	 * The initial value: init_len (<= size) bytes, all the rest zero;
+	 * trailing zeroes are trimmed, so an all-zero value is init NULL,
+	 * init_len 0.
+	 */
+	uint8_t *init;
+	uint64_t init_len;
 };
 
 /* Read-only for users; sim_image_free() frees it all. */

@@ -67,7 +67,7 @@ static void *translate(void *ctx, uint64_t addr, uint64_t len)
 {
 	struct client *c = ctx;
 
-	if (!client_range_valid(c, addr, len))
+	if (!client_range_valid_exec(c, addr, len))
 		return NULL;
 	return host_ptr(c, addr);
 }
@@ -127,6 +127,7 @@ static void run_unmap(struct client *c, struct work *w)
 	uintptr_t start = (uintptr_t)host_ptr(c, w->unmap.addr);
 	uintptr_t end = start + w->unmap.len;
 
+	client_unmap_done(c, w->unmap.addr);
 	start = (start + 4095) & ~(uintptr_t)4095;
 	end &= ~(uintptr_t)4095;
 	if (end > start)
@@ -332,6 +333,19 @@ static void sim_module_unload(struct axond *d, struct client *c, struct module *
 	m->backend_priv = NULL;
 }
 
+static bool same_layout(const struct sim_kernel *impl, const struct sim_kernel_desc *k)
+{
+	uint32_t i;
+
+	if (impl->nparams != k->nparams || impl->args_size != k->args_size)
+		return false;
+	for (i = 0; i < k->nparams; i++)
+		if (impl->params[i].offset != k->params[i].offset ||
+		    impl->params[i].size != k->params[i].size)
+			return false;
+	return true;
+}
+
 static int sim_module_get_func(struct axond *d, struct client *c, struct module *m,
 			       const char *name, struct func *f)
 {
@@ -351,6 +365,13 @@ static int sim_module_get_func(struct axond *d, struct client *c, struct module 
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	sf->desc = k;
 	sf->impl = sim_kernels_find(name);
+	if (sf->impl && !same_layout(sf->impl, k)) {
+		/* Same name, other parameters: not our kernel. */
+		log_warn("kernel %s: parameters differ from the built-in %s; "
+			 "launches will fail with CUDA_ERROR_NOT_SUPPORTED",
+			 name, sf->impl->proto);
+		sf->impl = NULL;
+	}
 	f->info.nparams = k->nparams;
 	f->info.args_size = k->args_size;
 	for (i = 0; i < k->nparams; i++)

@@ -170,7 +170,9 @@ struct axon_daemon_page {
 
 /* The daemon is asleep: a client that submitted must ring the doorbell. */
 #define AXON_SQ_F_NEED_WAKEUP	(1U << 0)
-/* The daemon went away; no further completions will arrive. */
+/* The daemon disconnected the client or shut down in order; no further
+ * completions will arrive. A daemon that crashed cannot say so: clients see
+ * their socket close (libaxon's axon_daemon_alive). */
 #define AXON_SQ_F_DAEMON_GONE	(1U << 1)
 
 enum axon_client_state {
@@ -266,7 +268,7 @@ struct axon_sqe {
  * struct axon_cqe - one completion, 32 bytes
  * @user_data:	from the SQE
  * @res:	CUresult
- * @flags:	AXON_CQE_F_*
+ * @flags:	reserved, 0
  * @aux:	returned values (new handle, address, sizes), per operation
  */
 struct axon_cqe {
@@ -293,8 +295,8 @@ struct axon_cqe {
  *                  (inside the client's VA window, aligned to
  *                  AXON_MINT_ALIGN). Deferred within credit; otherwise sync,
  *                  and aux0 returns the new credit.
- * MEM_UNMAP        mem.addr (base of a mapped range), mem.ctx
- *                                             -> aux0 bytes released
+ * MEM_UNMAP        mem.addr (base of a mapped range), mem.ctx (a live
+ *                  context), mem.len 0        -> aux0 bytes released
  * MEM_GET_INFO     obj.arg0 device            -> aux0 free, aux1 total
  * MEMCPY_HTOD      copy.dst device, copy.src data offset, copy.len, stream
  * MEMCPY_DTOH      copy.dst data offset, copy.src device, copy.len, stream
@@ -328,9 +330,11 @@ struct axon_cqe {
  * Stream-ordered operations (MEMCPY_*, MEMSET, LAUNCH, EVENT_RECORD,
  * STREAM_WAIT_EVENT) each advance their stream's sequence by one, on both
  * sides, whether they succeed or not; frontier[slot] counts those the device
- * finished. A data-area buffer named by a stream-ordered operation stays in
- * use until the frontier passes it; any other buffer is free once the
- * daemon has taken the SQE (sq_head passed it).
+ * finished. A data-area buffer read or written by the device (MEMCPY_*)
+ * stays in use until the frontier passes its operation. Kernel parameters
+ * (LAUNCH), module images and names are copied out when the daemon takes
+ * the SQE, so their buffers are free once sq_head passed it; a buffer an
+ * operation answers into (MODULE_GET_FUNC) is free once its CQE is seen.
  */
 enum axon_op {
 	AXON_OP_NOP,
@@ -505,7 +509,9 @@ struct axon_hello {
 /**
  * struct axon_welcome - the daemon's answer
  * @status:	0, or a negative errno (-EPROTO: ABI major mismatch,
- *		-EINVAL: bad hello, -EBUSY: too many clients, -ENOMEM)
+ *		-EINVAL: bad hello, -EBUSY: too many clients, -ENOMEM,
+ *		-ESRCH: no such trace target, or the errno of a failed
+ *		setup step), with @message saying which
  * @message:	NUL-terminated explanation when status is not 0
  * With status 0 it carries three descriptors (SCM_RIGHTS): the region, the
  * info page, the doorbell eventfd. For AXON_HELLO_STATS it is followed by the
@@ -577,8 +583,50 @@ struct axon_info {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Kernel transport (reserved for /dev/axon; see Documentation/abi.md)      */
+/* Kernel transport: /dev/axon (Documentation/kmod.md is the reference)     */
 /* ------------------------------------------------------------------------ */
+
+/*
+ * Every open of /dev/axon is a client. AXON_IOC_SETUP takes the same struct
+ * axon_params the socket hello carries; the kernel allocates the region
+ * (memcg-charged to the caller), tells the attached daemon (AXON_EV_OPEN)
+ * and sleeps until the daemon answers with AXON_IOC_ACCEPT (or refuses with
+ * AXON_IOC_DISCONNECT). The region offsets in the returned params give each
+ * part's order and size, exactly as on the socket transport; through the
+ * kernel each part is mapped on its own at its AXON_OFF_* offset, with the
+ * permissions of the table below, so one side cannot write the other's page:
+ *
+ *   part          offset               client   daemon (client fd)
+ *   client page   AXON_OFF_CLIENT_PAGE rw       ro
+ *   daemon page   AXON_OFF_DAEMON_PAGE ro       rw
+ *   frontier      AXON_OFF_FRONTIER    ro       rw
+ *   SQEs          AXON_OFF_SQES        rw       ro
+ *   CQEs          AXON_OFF_CQES        ro       rw
+ *   data area     AXON_OFF_DATA        rw       rw   (at most 128 MiB)
+ *   info page     AXON_OFF_INFO        ro       rw   (daemon: on its own fd)
+ *
+ * A mapping must be MAP_SHARED and lie inside one part (a sub-range of a
+ * part is allowed, from its offset plus a page multiple). Mappings are not
+ * inherited across fork() and cannot grow with mremap().
+ *
+ * One process holding CAP_SYS_ADMIN (or the uid named by the daemon_uid
+ * module parameter) attaches as the daemon with AXON_IOC_ATTACH on an fd that
+ * has not been set up. It reads struct axon_event records from that fd
+ * (read(2), poll(2)); the queue is in the kernel, one slot per client, and
+ * never drops an event. It maps a client's region through the fd that
+ * AXON_IOC_CLIENT_FD returns, wakes clients with AXON_IOC_NOTIFY after
+ * posting completions, and charges device memory to a client's cgroup with
+ * AXON_IOC_CHARGE / AXON_IOC_UNCHARGE (-EDQUOT past a limit).
+ *
+ * Wake-ups: the client sleeps in AXON_IOC_ENTER (AXON_ENTER_GETEVENTS) or in
+ * poll(2) on its fd, the daemon in poll(2) on its own fd; futexes do not work
+ * on these kernel pages. A client that sleeps sets AXON_CQ_F_WAITING, issues
+ * a full barrier and re-checks the CQ first; the daemon publishes cq_tail,
+ * issues a full barrier and calls AXON_IOC_NOTIFY for clients that have
+ * AXON_CQ_F_WAITING set. A client that submits while the daemon page has
+ * AXON_SQ_F_NEED_WAKEUP calls AXON_IOC_ENTER with to_submit > 0 (the
+ * doorbell: an AXON_EV_DOORBELL event for the daemon).
+ */
 
 #define AXON_OFF_CLIENT_PAGE	0x00000000ULL
 #define AXON_OFF_DAEMON_PAGE	0x01000000ULL
@@ -588,12 +636,23 @@ struct axon_info {
 #define AXON_OFF_DATA		0x08000000ULL
 #define AXON_OFF_INFO		0x10000000ULL
 
+/* The data area of a kernel-transport client ends before AXON_OFF_INFO. */
+#define AXON_KMOD_MAX_DATA_SIZE	(AXON_OFF_INFO - AXON_OFF_DATA)
+
 /**
  * struct axon_enter - AXON_IOC_ENTER argument
- * @to_submit:	SQEs just published
- * @min_complete: wait until this many CQEs are available
+ * @to_submit:	SQEs just published (> 0 rings the daemon's doorbell);
+ *		at most sq_entries
+ * @min_complete: with AXON_ENTER_GETEVENTS, wait until this many CQEs are
+ *		available (cq_tail - cq_head); at most cq_entries
  * @flags:	AXON_ENTER_*
+ * @resv:	must be zero
  * @timeout_ns:	absolute CLOCK_MONOTONIC deadline, 0 for none
+ *
+ * Returns the number of CQEs available, or -ETIME (deadline passed),
+ * -EINTR (signal), -ECONNRESET (the daemon went away), the error the daemon
+ * gave in AXON_IOC_DISCONNECT, -EINVAL (not set up, bad arguments), -EPERM
+ * (called from another process than the opener's).
  */
 struct axon_enter {
 	__u32 to_submit;
@@ -604,12 +663,20 @@ struct axon_enter {
 };
 
 #define AXON_ENTER_GETEVENTS	(1U << 0)
+#define AXON_ENTER_F_ALL	AXON_ENTER_GETEVENTS
 
 /**
  * struct axon_charge - AXON_IOC_CHARGE / AXON_IOC_UNCHARGE argument (daemon)
  * @client_id:	the client charged
- * @bytes:	amount
+ * @bytes:	amount (0 is a no-op)
  * @kind:	AXON_CHARGE_*
+ * @resv:	must be zero
+ *
+ * CHARGE adds @bytes to the client's cgroup (the one it was in when it
+ * opened /dev/axon) and to every ancestor; if any of them would pass its
+ * limit nothing is charged and the ioctl fails with -EDQUOT. UNCHARGE gives
+ * back at most what the client holds (-EINVAL otherwise). Unknown or gone
+ * client: -ENOENT.
  */
 struct axon_charge {
 	__u64 client_id;
@@ -619,17 +686,243 @@ struct axon_charge {
 };
 
 #define AXON_CHARGE_DEVICE_MEM	0
+#define AXON_CHARGE_KINDS	1
+
+/**
+ * struct axon_accept - AXON_IOC_ACCEPT argument (daemon)
+ * @client_id:	a client in state PENDING (its AXON_IOC_SETUP is waiting) or
+ *		ORPHAN (set up under a previous daemon)
+ * @features:	AXON_FEAT_* returned to a PENDING client in its params
+ * @resv0:	must be zero
+ * @va_base, @va_size, @mint_credit: returned to a PENDING client in its
+ *		params; ignored for an ORPHAN
+ * @resv:	must be zero
+ */
+struct axon_accept {
+	__u64 client_id;
+	__u32 features;
+	__u32 resv0;
+	__u64 va_base;
+	__u64 va_size;
+	__u64 mint_credit;
+	__u64 resv[3];
+};
+
+/**
+ * struct axon_disconnect - AXON_IOC_DISCONNECT argument (daemon)
+ * @client_id:	the client
+ * @error:	negative errno (-4095..-1): what the client's pending
+ *		AXON_IOC_SETUP and every later AXON_IOC_ENTER return
+ * @resv:	must be zero
+ */
+struct axon_disconnect {
+	__u64 client_id;
+	__s32 error;
+	__u32 resv;
+};
+
+/**
+ * struct axon_client_fd - AXON_IOC_CLIENT_FD argument (daemon)
+ * @client_id:	in: a client that has called AXON_IOC_SETUP
+ * @flags:	in: must be zero
+ * @fd:		out: a new O_RDWR | O_CLOEXEC descriptor on which the daemon
+ *		mmaps that client's region (daemon permissions); it keeps the
+ *		client's memory alive until it is closed and unmapped
+ * @params:	in: user pointer to a struct axon_params that receives the
+ *		client's geometry (sizes and offsets; the fields the daemon
+ *		gives in ACCEPT are zero until then), or 0
+ * @resv:	must be zero
+ */
+struct axon_client_fd {
+	__u64 client_id;
+	__u32 flags;
+	__s32 fd;
+	__u64 params;
+	__u64 resv;
+};
+
+/**
+ * struct axon_notify - AXON_IOC_NOTIFY argument (daemon)
+ * @count:	number of ids, at most AXON_NOTIFY_MAX
+ * @flags:	must be zero
+ * @ids:	user pointer to @count __u64 client ids
+ * @resv:	must be zero
+ *
+ * Wakes every listed client sleeping in AXON_IOC_ENTER or poll(2); unknown
+ * or gone ids are skipped. Returns how many listed clients were served by
+ * this daemon (and so were woken).
+ */
+struct axon_notify {
+	__u32 count;
+	__u32 flags;
+	__u64 ids;
+	__u64 resv[2];
+};
+
+#define AXON_NOTIFY_MAX		4096
+
+/* Client states, as events, /proc/axon/clients and netlink report them. */
+enum axon_kstate {
+	AXON_KSTATE_NEW		= 0,	/* opened, not set up */
+	AXON_KSTATE_PENDING	= 1,	/* SETUP waits for the daemon */
+	AXON_KSTATE_ACTIVE	= 2,	/* served by the attached daemon */
+	AXON_KSTATE_ORPHAN	= 3,	/* set up, its daemon went away */
+	AXON_KSTATE_DEAD	= 4,	/* refused or disconnected */
+	AXON_KSTATE_GONE	= 5,	/* file released */
+	AXON_KSTATE_LAST
+};
+
+/* Event bits (struct axon_event.events) */
+enum {
+	AXON_EV_OPEN_BIT,	/* SETUP called: map, then ACCEPT or DISCONNECT */
+	AXON_EV_EXISTING_BIT,	/* existed when this daemon attached */
+	AXON_EV_DOORBELL_BIT,	/* the client rang (ENTER with to_submit) */
+	AXON_EV_GONE_BIT,	/* the client's file was released; last event */
+	AXON_EV_LAST
+};
+#define AXON_EV_OPEN		(1U << AXON_EV_OPEN_BIT)
+#define AXON_EV_EXISTING	(1U << AXON_EV_EXISTING_BIT)
+#define AXON_EV_DOORBELL	(1U << AXON_EV_DOORBELL_BIT)
+#define AXON_EV_GONE		(1U << AXON_EV_GONE_BIT)
+#define AXON_EV_ALL		((1U << AXON_EV_LAST) - 1)
+
+/**
+ * struct axon_event - one record read(2) from the daemon's fd
+ * @client_id:	the client
+ * @events:	AXON_EV_* that happened since its last record (coalesced: a
+ *		client has at most one record queued)
+ * @state:	AXON_KSTATE_* when the record was read
+ * @pid:	the opener's tgid in the reader's pid namespace (0 if not
+ *		visible there)
+ * @uid, @gid:	the opener's credentials in the reader's user namespace
+ * @resv0:	zero
+ * @cgroup_id:	the cgroup (v2) the client was in at open: its charges go
+ *		there; equals the inode number of its cgroupfs directory
+ * @start_time_ns: the opener's process start, ns since boot (CLOCK_BOOTTIME)
+ * @comm:	the opener's command name, NUL-terminated
+ */
+struct axon_event {
+	__u64 client_id;
+	__u32 events;
+	__u32 state;
+	__u32 pid;
+	__u32 uid;
+	__u32 gid;
+	__u32 resv0;
+	__u64 cgroup_id;
+	__u64 start_time_ns;
+	char comm[16];
+};
 
 #define AXON_IOC_MAGIC		0xAE
+/* client */
 #define AXON_IOC_SETUP		_IOWR(AXON_IOC_MAGIC, 0x00, struct axon_params)
 #define AXON_IOC_ENTER		_IOW(AXON_IOC_MAGIC, 0x01, struct axon_enter)
+/* daemon; ATTACH's argument is a flags word (must be 0); it returns the
+ * number of clients announced with AXON_EV_EXISTING */
 #define AXON_IOC_ATTACH		_IO(AXON_IOC_MAGIC, 0x10)
 #define AXON_IOC_CHARGE		_IOW(AXON_IOC_MAGIC, 0x11, struct axon_charge)
 #define AXON_IOC_UNCHARGE	_IOW(AXON_IOC_MAGIC, 0x12, struct axon_charge)
+#define AXON_IOC_ACCEPT		_IOW(AXON_IOC_MAGIC, 0x13, struct axon_accept)
+#define AXON_IOC_CLIENT_FD	_IOWR(AXON_IOC_MAGIC, 0x14, struct axon_client_fd)
+#define AXON_IOC_NOTIFY		_IOW(AXON_IOC_MAGIC, 0x15, struct axon_notify)
+#define AXON_IOC_DISCONNECT	_IOW(AXON_IOC_MAGIC, 0x16, struct axon_disconnect)
 
-/* Generic netlink family (reserved) */
+/*
+ * Generic netlink family "axon" (version 1), init network namespace only.
+ * Attributes are validated strictly; each command accepts only its own.
+ *
+ *   AXON_CMD_GET_STATS   doit; reply: AXON_A_STATS (nested AXON_STAT_*, u64)
+ *   AXON_CMD_GET_CLIENT  dumpit: one message per client; doit with
+ *                        AXON_A_CLIENT_ID. Reply attributes: CLIENT_ID, PID,
+ *                        UID, GID, COMM, STATE, CGROUP_ID, CGROUP_PATH,
+ *                        CHARGED, SUBMITS, COMPLETIONS, DEPTH
+ *   AXON_CMD_GET_LIMIT   doit with CGROUP_PATH or CGROUP_ID (+ KIND);
+ *                        dumpit: every cgroup the module tracks. Reply:
+ *                        CGROUP_ID, CGROUP_PATH, KIND, USAGE, LIMIT, PEAK,
+ *                        FAILCNT
+ *   AXON_CMD_SET_LIMIT   doit, CAP_NET_ADMIN: CGROUP_PATH or CGROUP_ID,
+ *                        KIND (default device memory), LIMIT (bytes;
+ *                        AXON_LIMIT_NONE removes the limit)
+ *   AXON_CMD_EVENT       multicast on group "events" (CAP_NET_ADMIN to
+ *                        join): EVENT (AXON_NLEV_*) and, per event,
+ *                        CLIENT_ID, PID, UID, CGROUP_ID, KIND, BYTES, USAGE,
+ *                        LIMIT. Lossy; axond gets its events from its fd.
+ * Cgroup paths are relative to the caller's cgroup namespace root ("/" is
+ * the root); 64-bit values are padded with AXON_A_PAD.
+ */
 #define AXON_GENL_NAME		"axon"
 #define AXON_GENL_VERSION	1
 #define AXON_GENL_MCGRP_EVENTS	"events"
+
+enum axon_genl_cmd {
+	AXON_CMD_UNSPEC,
+	AXON_CMD_GET_STATS,
+	AXON_CMD_GET_CLIENT,
+	AXON_CMD_GET_LIMIT,
+	AXON_CMD_SET_LIMIT,
+	AXON_CMD_EVENT,
+	__AXON_CMD_MAX
+};
+#define AXON_CMD_MAX		(__AXON_CMD_MAX - 1)
+
+enum axon_genl_attr {
+	AXON_A_UNSPEC,
+	AXON_A_PAD,
+	AXON_A_CLIENT_ID,	/* u64 */
+	AXON_A_PID,		/* u32 */
+	AXON_A_UID,		/* u32 */
+	AXON_A_GID,		/* u32 */
+	AXON_A_COMM,		/* string */
+	AXON_A_STATE,		/* u32, AXON_KSTATE_* */
+	AXON_A_CGROUP_ID,	/* u64 */
+	AXON_A_CGROUP_PATH,	/* string, at most 4095 bytes */
+	AXON_A_KIND,		/* u32, AXON_CHARGE_* */
+	AXON_A_CHARGED,		/* u64 bytes */
+	AXON_A_USAGE,		/* u64 bytes */
+	AXON_A_LIMIT,		/* u64 bytes */
+	AXON_A_PEAK,		/* u64 bytes */
+	AXON_A_FAILCNT,		/* u64 */
+	AXON_A_BYTES,		/* u64 */
+	AXON_A_EVENT,		/* u32, AXON_NLEV_* */
+	AXON_A_STATS,		/* nested AXON_STAT_* */
+	AXON_A_SUBMITS,		/* u32 ring position */
+	AXON_A_COMPLETIONS,	/* u32 ring position */
+	AXON_A_DEPTH,		/* u32 */
+	__AXON_A_MAX
+};
+#define AXON_A_MAX		(__AXON_A_MAX - 1)
+
+#define AXON_LIMIT_NONE		(~0ULL)
+
+/* Nested in AXON_A_STATS, all u64 */
+enum axon_genl_stat {
+	AXON_STAT_UNSPEC,
+	AXON_STAT_PAD,
+	AXON_STAT_CLIENTS,		/* client objects alive */
+	AXON_STAT_OPENS,		/* opens since load */
+	AXON_STAT_DAEMON_ATTACHED,	/* 0 or 1 */
+	AXON_STAT_DAEMON_PID,
+	AXON_STAT_ATTACHES,
+	AXON_STAT_ENTERS,
+	AXON_STAT_DOORBELLS,
+	AXON_STAT_NOTIFIES,
+	AXON_STAT_EVENTS,		/* records read by daemons */
+	AXON_STAT_CHARGES,
+	AXON_STAT_CHARGE_FAILS,
+	AXON_STAT_UNCHARGES,
+	AXON_STAT_CHARGED_BYTES,	/* currently charged, all kinds */
+	AXON_STAT_REGION_BYTES,		/* region memory allocated */
+	__AXON_STAT_MAX
+};
+#define AXON_STAT_MAX		(__AXON_STAT_MAX - 1)
+
+enum axon_genl_event {
+	AXON_NLEV_CLIENT_OPEN	= 1,	/* a client called SETUP */
+	AXON_NLEV_CLIENT_EXIT	= 2,	/* a client's file was released */
+	AXON_NLEV_LIMIT_HIT	= 3,	/* a charge failed: CGROUP_ID limited */
+	AXON_NLEV_DAEMON_ATTACH	= 4,
+	AXON_NLEV_DAEMON_DETACH	= 5,
+};
 
 #endif /* _UAPI_LINUX_AXON_H */
