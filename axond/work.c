@@ -65,10 +65,20 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 	struct client *c = w->client;
 	struct done_entry *e = NULL;
 
+	/* Latch a deferred failure before the frontier says the op is done:
+	 * a synchronising call that sees the frontier must see the error. */
+	if (res && !w->want_cqe && w->type != WORK_RELEASE &&
+	    !atomic_load(&c->dead_for_worker)) {
+		client_latch_error(c, (uint32_t)res);
+		res = 0;
+	}
 	if (w->counts && !atomic_load(&c->dead_for_worker)) {
-		w->stream->completed++;
+		uint64_t done = w->stream->completed + 1;
+
+		/* Pairs with the acquire in op_stream_sync (dispatcher). */
+		__atomic_store_n(&w->stream->completed, done, __ATOMIC_RELEASE);
 		/* Pairs with the client's acquire in axon_frontier(). */
-		axon_store_release(&c->frontier[w->stream->slot], w->stream->completed);
+		axon_store_release(&c->frontier[w->stream->slot], done);
 	}
 	if (w->type == WORK_LAUNCH)
 		free(w->launch.args);
@@ -96,8 +106,6 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 		done_push(d, e);
 		return;
 	}
-	if (res && !atomic_load(&c->dead_for_worker))
-		client_latch_error(c, (uint32_t)res);
 	free(w);
 	client_put(d, c);
 }

@@ -103,6 +103,21 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 		 */
 		axon_write_once(&r->cpage->cq_flags, AXON_CQ_F_WAITING);
 		axon_smp_mb();
+		/*
+		 * The daemon may have stopped taking our SQEs because our CQ
+		 * was full, and gone to sleep; we have reaped since. It cannot
+		 * know, so ring it (pairs with its set-NEED_WAKEUP, barrier,
+		 * re-check).
+		 */
+		if (axon_read_once(&r->cpage->sq_tail) !=
+		    axon_load_acquire(&r->dpage->sq_head) &&
+		    (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_NEED_WAKEUP)) {
+			uint64_t one = 1;
+
+			r->doorbells++;
+			if (write(r->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+				return -errno;
+		}
 		tail = axon_load_acquire(&r->dpage->cq_tail);
 		if (tail == r->cq_head) {
 			uint64_t slice = deadline - t;

@@ -1,1 +1,54 @@
-# tests: filled in by its owner
+# tests: integration tests (tests/integration/) and the demo.
+#
+# Client programs, in $(BUILD)/tests/bin/ (helpers, not tests): CUDA driver
+# API programs linked against axon's shim only (-l:libcuda.so.1 from
+# $(BUILD)/lib, found at run time through the rpath $ORIGIN/../../lib, never
+# NVIDIA's libcuda). vecadd is also what `make demo` runs.
+#
+# Test programs, in $(BUILD)/tests/integration-*: each starts a private
+# axond (tests/integration/harness.c), runs clients against it and checks
+# the daemon's stats (Check framework). They exit 77 when the kernel images
+# built from tests/sim-kernels/kernels.cu ($(BUILD)/tests/data/) are
+# missing, except garbage and kill, which run their libaxon parts anyway.
+
+IT_DIR     := tests/integration
+IT_OBJDIR  := $(BUILD)/obj/$(IT_DIR)
+
+IT_CLIENTS      := vecadd streams bigcopy errors busy
+IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
+IT_CUCLIENT_OBJ := $(IT_OBJDIR)/cuclient.o
+
+IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl \
+		   known-bugs
+IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
+IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
+
+$(IT_OBJDIR)/harness.o $(IT_TESTS:%=$(IT_OBJDIR)/test-%.o): CFLAGS += $(CHECK_CFLAGS)
+
+$(IT_CLIENT_PROGS): $(BUILD)/tests/bin/%: $(IT_OBJDIR)/%.o $(IT_CUCLIENT_OBJ) $(SHIM_LIB)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_CUCLIENT_OBJ) -L$(BUILD)/lib -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
+
+$(IT_TEST_PROGS): $(BUILD)/tests/integration-%: $(IT_OBJDIR)/test-%.o $(IT_HARNESS_OBJS) \
+		$(LIBAXON_A)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+
+# What the tests run: the daemon, the clients, axonctl, the kernel images.
+$(IT_TEST_PROGS): | $(BUILD)/bin/axond $(AXONCTL) $(IT_CLIENT_PROGS)
+ifeq ($(SIM_HAVE_NVCC),1)
+# (on the clients, so that `make all` and so `make demo` build them too)
+$(IT_CLIENT_PROGS): | $(addprefix $(BUILD)/tests/data/kernels,.cubin .fatbin .ptx)
+endif
+
+TEST_PROGS += $(IT_TEST_PROGS)
+ALL_TARGETS += $(IT_CLIENT_PROGS)
+
+.PHONY: integration-progs
+integration-progs: $(IT_TEST_PROGS)
+
+# Other test fragments of tests/ (tests/ring.mk, ...), each self-contained.
+-include $(filter-out tests/build.mk,$(wildcard tests/*.mk))

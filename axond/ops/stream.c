@@ -91,6 +91,11 @@ enum op_status op_stream_sync(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_HANDLE;
 		return OP_COMPLETE;
 	}
+	/* An idle stream completes at once, without the executor's round
+	 * trip (errors of its work were latched before it was counted). */
+	if (__atomic_load_n(&o->stream->completed, __ATOMIC_ACQUIRE) ==
+	    o->stream->submitted)
+		return OP_COMPLETE;
 	w = work_new(o, WORK_MARKER);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;

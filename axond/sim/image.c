@@ -104,6 +104,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 struct builder {
 	struct sim_image *img;
 	size_t kcap, gcap;
+	uint64_t init_total;	/* bytes of initial values kept */
 	char *err;
 	size_t errlen;
 };
@@ -204,22 +205,38 @@ static int add_kernel(struct builder *b, char *name, uint32_t nparams,
 }
 
 /*
- * Appends a global; takes ownership of name and init (init_len <= size
- * bytes, the rest zero) even on failure.
+ * Accounts for size bytes of initial value about to be allocated: a small
+ * image must not make a large allocation (ELF symbols can all point at the
+ * same bytes, a PTX array can be large with a short initialiser).
+ */
+static int init_reserve(struct builder *b, const char *name, uint64_t size)
+{
+	if (size > SIM_IMAGE_MAX_INIT - b->init_total)
+		return fail(b, -E2BIG,
+			    "global %s: initial values over %u bytes in all",
+			    name, SIM_IMAGE_MAX_INIT);
+	b->init_total += size;
+	return 0;
+}
+
+/*
+ * Appends a global; takes ownership of name and init (NULL or size bytes,
+ * reserved with init_reserve()) even on failure.
  */
 static int add_global(struct builder *b, char *name, uint64_t size,
 		      enum sim_global_space space, uint32_t flags,
-		      uint8_t *init, uint64_t init_len)
+		      uint8_t *init)
 {
 	struct sim_image *img = b->img;
+	uint64_t i;
 
-	/* trailing zeroes are implied; all zero (e.g. an uninitialised
-	 * __constant__): NULL */
-	while (init && init_len && !init[init_len - 1])
-		init_len--;
-	if (!init_len) {
+	/* all-zero initial bytes (an uninitialised __constant__): NULL */
+	for (i = 0; init && i < size && !init[i]; i++)
+		;
+	if (init && i == size) {
 		free(init);
 		init = NULL;
+		b->init_total -= size;
 	}
 	if (img->nglobals == b->gcap) {
 		size_t cap = b->gcap ? 2 * b->gcap : 16;
@@ -242,7 +259,7 @@ static int add_global(struct builder *b, char *name, uint64_t size,
 	}
 	img->globals[img->nglobals++] = (struct sim_global_desc){
 		.name = name, .size = size, .space = space, .flags = flags,
-		.init = init, .init_len = init_len,
+		.init = init,
 	};
 	return 0;
 }
@@ -541,7 +558,7 @@ static int elf_global(struct builder *b, const struct elf *e, char *name,
 	    s->type != ELF_SHT_NOBITS) {
 		const uint8_t *d = elf_data(b, e, shndx, &rc);
 
-		if (!d) {
+		if (!d || (rc = init_reserve(b, name, size))) {
 			free(name);
 			return rc;
 		}
@@ -552,7 +569,7 @@ static int elf_global(struct builder *b, const struct elf *e, char *name,
 		}
 		memcpy(init, d + value, size);
 	}
-	return add_global(b, name, size, space, 0, init, init ? size : 0);
+	return add_global(b, name, size, space, 0, init);
 }
 
 static bool is_global_section(const struct elf_sec *s)
@@ -1160,7 +1177,7 @@ static int ptx_decl(struct builder *b, struct lex *l,
 			    (int)(l->t.n > 40 ? 40 : l->t.n), l->t.s);
 
 	for (;;) {
-		uint64_t elems = vec, v, size, init_len = 0;
+		uint64_t elems = vec, v, size;
 		bool unsized = false;
 		uint32_t flags = 0;
 		uint8_t *init = NULL;
@@ -1198,9 +1215,8 @@ static int ptx_decl(struct builder *b, struct lex *l,
 		size = elems * esize;
 		if (tok_punct(&l->t, '=')) {
 			/*
-			 * Flattened elements, stored as they come: only the
-			 * bytes given are kept (init_len), so a short text
-			 * cannot make a large allocation.
+			 * Flattened elements. A sized array gets its whole
+			 * value at the first element, a [] one grows.
 			 */
 			uint64_t n = 0;
 			size_t depth = 0, alloc = 0;
@@ -1233,11 +1249,24 @@ static int ptx_decl(struct builder *b, struct lex *l,
 						  name);
 					goto out;
 				}
-				if ((n + 1) * esize > MAX_PTX_INIT_SIZE) {
+				if (unsized &&
+				    (n + 1) * esize > MAX_PTX_INIT_SIZE) {
 					rc = fail(b, -E2BIG,
 						  "PTX: global %s: initialiser over %u bytes",
 						  name, MAX_PTX_INIT_SIZE);
 					goto out;
+				}
+				if (!unsized && !init) {
+					rc = init_reserve(b, name, size);
+					if (rc)
+						goto out;
+					init = calloc(1, size);
+					if (!init) {
+						rc = fail(b, -ENOMEM,
+							  "out of memory");
+						goto out;
+					}
+					alloc = size;
 				}
 				if ((n + 1) * esize > alloc) {
 					size_t na = alloc ? 2 * alloc : 64;
@@ -1251,6 +1280,7 @@ static int ptx_decl(struct builder *b, struct lex *l,
 							  "out of memory");
 						goto out;
 					}
+					memset(p + alloc, 0, na - alloc);
 					init = p;
 					alloc = na;
 				}
@@ -1260,23 +1290,36 @@ static int ptx_decl(struct builder *b, struct lex *l,
 				n++;
 				neg = false;
 			}
-			init_len = n * esize;
 			if (unsized) {
 				/* round up to whole rows of the other dims */
 				uint64_t row = elems;
 
 				elems = (n + row - 1) / row * row;
 				size = elems * esize;
+				if (init && (rc = init_reserve(b, name, size)))
+					goto out;
+				if (init && size > alloc) {
+					uint8_t *p = realloc(init, size);
+
+					if (!p) {
+						b->init_total -= size;
+						rc = fail(b, -ENOMEM,
+							  "out of memory");
+						goto out;
+					}
+					memset(p + alloc, 0, size - alloc);
+					init = p;
+				}
 			}
-			if (flags & SIM_GLOBAL_F_INIT_UNKNOWN) {
+			if (init && (flags & SIM_GLOBAL_F_INIT_UNKNOWN)) {
 				free(init);
 				init = NULL;
-				init_len = 0;
+				b->init_total -= size;
 			}
 		} else if (unsized) {
 			size = 0;
 		}
-		rc = add_global(b, name, size, space, flags, init, init_len);
+		rc = add_global(b, name, size, space, flags, init);
 		init = NULL;
 		name = NULL;
 		if (rc)

@@ -62,6 +62,7 @@
 #define SIM_IMAGE_MAX_GLOBALS		65536
 #define SIM_IMAGE_MAX_NAME		4096	/* bytes, without the NUL */
 #define SIM_IMAGE_MAX_DECOMPRESSED	(256U << 20)
+#define SIM_IMAGE_MAX_INIT		(256U << 20)	/* all init bytes */
 
 enum sim_image_format {
 	SIM_IMAGE_CUBIN = 1,	/* an ELF cubin given directly */
@@ -99,13 +100,7 @@ struct sim_global_desc {
 	uint64_t size;		/* bytes; may be large, nothing is allocated */
 	enum sim_global_space space;
 	uint32_t flags;		/* SIM_GLOBAL_F_* */
-	/*
-	 * The initial value: init_len (<= size) bytes, all the rest zero;
-	 * trailing zeroes are trimmed, so an all-zero value is init NULL,
-	 * init_len 0.
-	 */
-	uint8_t *init;
-	uint64_t init_len;
+	uint8_t *init;		/* size bytes of initial value, NULL: zeroes */
 };
 
 /* Read-only for users; sim_image_free() frees it all. */
