@@ -55,7 +55,11 @@ include axond/build.mk
 include libcuda-shim/build.mk
 include tools/build.mk
 include tests/build.mk
+include tests/cudart/cudart.mk
 include bench/build.mk
+include kmod/build.mk
+include selftests/build.mk
+include tests/vm/vm.mk
 
 all: $(ALL_TARGETS)
 

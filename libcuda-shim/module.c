@@ -98,6 +98,13 @@ static const void *unwrap(const void *image)
 	return image;
 }
 
+const void *shim_module_image(const void *image, size_t *len)
+{
+	image = unwrap(image);
+	*len = image_size(image);
+	return image;
+}
+
 static CUresult load(CUmodule *mod, const void *image, size_t len)
 {
 	struct shim_waiter w = { 0 };

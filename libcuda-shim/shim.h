@@ -123,6 +123,16 @@ uint64_t shim_data_max(void);
 struct shim_ctx *shim_current_ctx(void);	/* NULL if none */
 CUresult shim_get_ctx(struct shim_ctx **out);	/* error if none */
 struct shim_ctx *shim_ctx_of(CUcontext c);
+/* The primary context's handle, created if need be, not retained. */
+CUresult shim_primary_peek(CUdevice dev, uint64_t *handle);
+
+/* ctxstore.c: context-local storage (cudart's per-context state). drop runs
+ * the destructors of a context going away, with no lock held. */
+CUresult shim_cls_put(CUcontext c, void *key, void *value, void *dtor);
+CUresult shim_cls_delete(CUcontext c, void *key);
+CUresult shim_cls_get(void **value, CUcontext c, void *key);
+void shim_ctx_storage_drop(uint64_t ctx);
+void shim_ctx_storage_forget(void);
 
 /* stream.c */
 /* Resolves a CUstream to a daemon stream handle (NULL -> default). */
@@ -138,6 +148,9 @@ CUresult shim_stream_sync(uint64_t stream);
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
+/* What cuModuleLoadData would send for @image (the fatbin behind a wrapper)
+ * and its size, found from its headers (0: an image it cannot size). */
+const void *shim_module_image(const void *image, size_t *len);
 void shim_funcs_forget(void);
 void shim_events_forget(void);
 

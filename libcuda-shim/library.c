@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Libraries and kernels (cuLibrary*, cuKernel*): the context-independent
+ * way to load code, which cudart 12+/13 uses for every fatbin it registers.
+ *
+ * The daemon only knows per-context modules, so a library is a client-side
+ * object: the image (the caller's, if it promised to keep it with
+ * CU_LIBRARY_BINARY_IS_PRESERVED, else our copy) and the module it became
+ * in each context that needed it. Loading into a context happens on first
+ * use there (a kernel, the module or a global asked for), which is what
+ * lazy loading does; the shim still reports EAGER (cuModuleGetLoadingMode)
+ * because a provider that said LAZY was seen to make cudart skip its
+ * per-device set-up (remoting-anchors §13.6 (9)).
+ *
+ * A CUkernel is the CUfunction handle of the kernel in the context that was
+ * current when it was first asked for (the primary context of device 0 if
+ * none was), so it can be passed to cuLaunchKernel as the driver allows;
+ * cuKernelGetFunction gives the function in the current context, loading
+ * the library there if need be.
+ *
+ * Lock order: lib_lock, then whatever the cu* functions called take
+ * (shim.lock). Nothing holds shim.lock while taking lib_lock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shim.h"
+
+struct lib_module {
+	uint64_t ctx;
+	CUmodule mod;
+};
+
+struct lib_kernel {
+	CUfunction handle;		/* what the CUkernel is */
+	uint64_t ctx;			/* ...valid in this context */
+	struct shim_library *lib;
+	struct lib_kernel *next;
+	char name[];
+};
+
+struct shim_library {
+	const void *image;
+	size_t len;
+	void *copy;			/* image, when we own it */
+	struct lib_module *mods;
+	unsigned int nmods, capmods;
+	struct lib_kernel *kernels;
+	struct shim_library *next;
+};
+
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_library *libs;
+
+/* Handles are checked against the list: never dereference a stranger. */
+static struct shim_library *lib_of(CUlibrary l)
+{
+	struct shim_library *p;
+
+	for (p = libs; p; p = p->next)
+		if (p == (struct shim_library *)l)
+			return p;
+	return NULL;
+}
+
+static struct lib_kernel *kernel_of(CUkernel k)
+{
+	struct shim_library *p;
+	struct lib_kernel *kr;
+
+	if (!k)
+		return NULL;
+	for (p = libs; p; p = p->next)
+		for (kr = p->kernels; kr; kr = kr->next)
+			if (kr->handle == (CUfunction)k)
+				return kr;
+	return NULL;
+}
+
+/* The context to load into: the current one, else device 0's primary. */
+static CUresult target_ctx(struct shim_ctx **out)
+{
+	struct shim_ctx *sc;
+	uint64_t h;
+	CUresult r;
+
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	sc = shim_current_ctx();
+	if (!sc) {
+		r = shim_primary_peek(0, &h);
+		if (r)
+			return r;
+		sc = shim_ctx_of((CUcontext)(uintptr_t)h);
+		if (!sc)
+			return CUDA_ERROR_INVALID_CONTEXT;
+	}
+	*out = sc;
+	return CUDA_SUCCESS;
+}
+
+/* The library's module in sc, loaded now if it is not there yet. */
+static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule *out)
+{
+	struct shim_ctx *cur = shim_current_ctx();
+	CUmodule mod;
+	unsigned int i;
+	CUresult r;
+
+	for (i = 0; i < l->nmods; i++) {
+		if (l->mods[i].ctx == sc->handle) {
+			*out = l->mods[i].mod;
+			return CUDA_SUCCESS;
+		}
+	}
+	if (l->nmods == l->capmods) {
+		unsigned int n = l->capmods ? l->capmods * 2 : 4;
+		struct lib_module *nm = realloc(l->mods, n * sizeof(*nm));
+
+		if (!nm)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		l->mods = nm;
+		l->capmods = n;
+	}
+	/* cuModuleLoadData loads into the current context: make sc current
+	 * for the call if it is not. */
+	if (cur != sc) {
+		r = cuCtxPushCurrent_v2((CUcontext)(uintptr_t)sc->handle);
+		if (r)
+			return r;
+	}
+	r = cuModuleLoadData(&mod, l->image);
+	if (cur != sc)
+		cuCtxPopCurrent_v2(NULL);
+	if (r)
+		return r;
+	l->mods[l->nmods].ctx = sc->handle;
+	l->mods[l->nmods].mod = mod;
+	l->nmods++;
+	*out = mod;
+	return CUDA_SUCCESS;
+}
+
+static CUresult function_in(struct shim_library *l, struct shim_ctx *sc, const char *name,
+			    CUfunction *out)
+{
+	CUmodule mod;
+	CUresult r = module_in(l, sc, &mod);
+
+	return r ? r : cuModuleGetFunction(out, mod, name);
+}
+
+SHIM_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+	if (!mode)
+		return CUDA_ERROR_INVALID_VALUE;
+	*mode = CU_MODULE_EAGER_LOADING;
+	return CUDA_SUCCESS;
+}
+
+static CUresult library_load(CUlibrary *library, const void *code, bool preserved)
+{
+	struct shim_library *l;
+	const void *image;
+	size_t len;
+	CUresult r;
+
+	if (!library || !code)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_ensure_init();
+	if (r)
+		return r;
+	image = shim_module_image(code, &len);
+	if (!len)
+		return CUDA_ERROR_INVALID_IMAGE;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (preserved) {
+		l->image = image;
+	} else {
+		l->copy = malloc(len);
+		if (!l->copy) {
+			free(l);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		memcpy(l->copy, image, len);
+		l->image = l->copy;
+	}
+	l->len = len;
+	pthread_mutex_lock(&lib_lock);
+	l->next = libs;
+	libs = l;
+	pthread_mutex_unlock(&lib_lock);
+	*library = (CUlibrary)l;
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
+				       CUjit_option *jitOptions, void **jitOptionsValues,
+				       unsigned int numJitOptions,
+				       CUlibraryOption *libraryOptions,
+				       void **libraryOptionValues,
+				       unsigned int numLibraryOptions)
+{
+	bool preserved = false;
+	unsigned int i;
+
+	/* JIT options are advice: the daemon compiles (as cuModuleLoadDataEx). */
+	(void)jitOptions;
+	(void)jitOptionsValues;
+	(void)numJitOptions;
+	if (numLibraryOptions && !libraryOptions)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < numLibraryOptions; i++) {
+		switch (libraryOptions[i]) {
+		case CU_LIBRARY_BINARY_IS_PRESERVED:
+			/* The value travels in the pointer slot itself, as
+			 * for integer JIT options (cudart passes (void *)1). */
+			preserved = libraryOptionValues && libraryOptionValues[i];
+			break;
+		case CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE:
+			break;	/* for cuLibraryGetUnifiedFunction, unsupported */
+		default:
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	return library_load(library, code, preserved);
+}
+
+SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+					   CUjit_option *jitOptions, void **jitOptionsValues,
+					   unsigned int numJitOptions,
+					   CUlibraryOption *libraryOptions,
+					   void **libraryOptionValues,
+					   unsigned int numLibraryOptions)
+{
+	struct stat st;
+	unsigned int i;
+	char *buf;
+	FILE *f;
+	CUresult r;
+
+	(void)jitOptions;
+	(void)jitOptionsValues;
+	(void)numJitOptions;
+	(void)libraryOptionValues;
+	if (!library || !fileName || (numLibraryOptions && !libraryOptions))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* Nothing to preserve: the file's bytes are ours (cuda.h says so). */
+	for (i = 0; i < numLibraryOptions; i++)
+		if (libraryOptions[i] != CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE)
+			return CUDA_ERROR_INVALID_VALUE;
+	f = fopen(fileName, "rbe");
+	if (!f)
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	if (fstat(fileno(f), &st) < 0 || st.st_size <= 0) {
+		fclose(f);
+		return CUDA_ERROR_INVALID_IMAGE;
+	}
+	buf = calloc(1, (size_t)st.st_size + 1);	/* NUL for PTX */
+	if (!buf) {
+		fclose(f);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		fclose(f);
+		free(buf);
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
+	fclose(f);
+	r = library_load(library, buf, false);	/* copies what it needs */
+	free(buf);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuLibraryUnload(CUlibrary library)
+{
+	struct shim_library *l, **pp;
+	struct lib_kernel *k, *kn;
+	unsigned int i;
+
+	pthread_mutex_lock(&lib_lock);
+	for (pp = &libs; *pp && *pp != (struct shim_library *)library; pp = &(*pp)->next)
+		;
+	l = *pp;
+	if (!l) {
+		pthread_mutex_unlock(&lib_lock);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	*pp = l->next;
+	pthread_mutex_unlock(&lib_lock);
+	/* A module whose context is gone is gone with it: ignore errors. */
+	for (i = 0; i < l->nmods; i++)
+		if (shim_ctx_of((CUcontext)(uintptr_t)l->mods[i].ctx))
+			cuModuleUnload(l->mods[i].mod);
+	for (k = l->kernels; k; k = kn) {
+		kn = k->next;
+		free(k);
+	}
+	free(l->mods);
+	free(l->copy);
+	free(l);
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+	struct shim_library *l;
+	struct lib_kernel *k;
+	struct shim_ctx *sc;
+	CUfunction f;
+	size_t n;
+	CUresult r;
+
+	if (!pKernel || !name)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lib_lock);
+	l = lib_of(library);
+	if (!l) {
+		r = CUDA_ERROR_INVALID_HANDLE;
+		goto out;
+	}
+	for (k = l->kernels; k; k = k->next) {
+		if (!strcmp(k->name, name)) {
+			*pKernel = (CUkernel)k->handle;
+			r = CUDA_SUCCESS;
+			goto out;
+		}
+	}
+	r = target_ctx(&sc);
+	if (r)
+		goto out;
+	r = function_in(l, sc, name, &f);
+	if (r)
+		goto out;
+	n = strlen(name);
+	k = malloc(sizeof(*k) + n + 1);
+	if (!k) {
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+		goto out;
+	}
+	memcpy(k->name, name, n + 1);
+	k->handle = f;
+	k->ctx = sc->handle;
+	k->lib = l;
+	k->next = l->kernels;
+	l->kernels = k;
+	*pKernel = (CUkernel)f;
+out:
+	pthread_mutex_unlock(&lib_lock);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+	struct lib_kernel *k;
+	struct shim_ctx *sc;
+	CUresult r;
+
+	if (!pFunc)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lib_lock);
+	k = kernel_of(kernel);
+	if (!k) {
+		r = CUDA_ERROR_INVALID_HANDLE;
+		goto out;
+	}
+	r = shim_get_ctx(&sc);
+	if (r)
+		goto out;
+	if (sc->handle == k->ctx) {
+		*pFunc = k->handle;
+		SHIM_LOCAL();
+	} else {
+		r = function_in(k->lib, sc, k->name, pFunc);
+	}
+out:
+	pthread_mutex_unlock(&lib_lock);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+	struct lib_kernel *k;
+
+	if (!pLib)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lib_lock);
+	k = kernel_of(kernel);
+	if (k)
+		*pLib = (CUlibrary)k->lib;
+	pthread_mutex_unlock(&lib_lock);
+	return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+SHIM_EXPORT CUresult cuKernelGetName(const char **name, CUkernel kernel)
+{
+	struct lib_kernel *k;
+
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lib_lock);
+	k = kernel_of(kernel);
+	if (k)
+		*name = k->name;	/* lives until cuLibraryUnload */
+	pthread_mutex_unlock(&lib_lock);
+	return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* Attributes are the function's; the device only picks which context's
+ * copy, and every copy of one image answers the same. */
+SHIM_EXPORT CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
+					  CUdevice dev)
+{
+	struct lib_kernel *k;
+	CUfunction f = NULL;
+
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&lib_lock);
+	k = kernel_of(kernel);
+	if (k)
+		f = k->handle;
+	pthread_mutex_unlock(&lib_lock);
+	return f ? cuFuncGetAttribute(pi, attrib, f) : CUDA_ERROR_INVALID_HANDLE;
+}
+
+SHIM_EXPORT CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+	struct shim_library *l;
+	struct shim_ctx *sc;
+	CUresult r;
+
+	if (!pMod)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lib_lock);
+	l = lib_of(library);
+	r = l ? target_ctx(&sc) : CUDA_ERROR_INVALID_HANDLE;
+	if (!r)
+		r = module_in(l, sc, pMod);
+	pthread_mutex_unlock(&lib_lock);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+					const char *name)
+{
+	struct shim_library *l;
+	struct shim_ctx *sc;
+	CUmodule mod;
+	CUresult r;
+
+	pthread_mutex_lock(&lib_lock);
+	l = lib_of(library);
+	r = l ? target_ctx(&sc) : CUDA_ERROR_INVALID_HANDLE;
+	if (!r)
+		r = module_in(l, sc, &mod);
+	pthread_mutex_unlock(&lib_lock);
+	return r ? r : cuModuleGetGlobal_v2(dptr, bytes, mod, name);
+}

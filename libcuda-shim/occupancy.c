@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Occupancy (cuOccupancy*): computed in the client with the toolkit's own
+ * occupancy calculator, cuda_occupancy.h (its C API), from the device's
+ * attributes on the info page and the function's attributes (asked from
+ * the daemon, which has the real ones). cudart's cudaOccupancy* and
+ * libraries like CUB and Thrust size their grids with these.
+ *
+ * Cluster occupancy (cuOccupancyMaxPotentialClusterSize,
+ * cuOccupancyMaxActiveClusters) is not here: the calculator does not model
+ * clusters.
+ */
+#include <cuda_occupancy.h>
+
+#include "shim.h"
+
+/* The device of the current context, as the calculator describes one. */
+static CUresult device_prop(cudaOccDeviceProp *p)
+{
+	const struct axon_device_info *d;
+	struct shim_ctx *sc;
+	CUresult r = shim_get_ctx(&sc);
+
+	if (r)
+		return r;
+	d = &shim.ring.info->device[sc->device];
+	p->computeMajor = (int)d->cc_major;
+	p->computeMinor = (int)d->cc_minor;
+	p->maxThreadsPerBlock = d->attr[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK];
+	p->maxThreadsPerMultiprocessor = d->attr[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR];
+	p->regsPerBlock = d->attr[CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK];
+	p->regsPerMultiprocessor = d->attr[CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR];
+	p->warpSize = d->attr[CU_DEVICE_ATTRIBUTE_WARP_SIZE];
+	p->sharedMemPerBlock = (size_t)d->attr[CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK];
+	p->sharedMemPerMultiprocessor =
+		(size_t)d->attr[CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR];
+	p->numSms = d->attr[CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT];
+	p->sharedMemPerBlockOptin =
+		(size_t)d->attr[CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN];
+	p->reservedSharedMemPerBlock =
+		(size_t)d->attr[CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK];
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The function as the calculator describes one. A function compiled for
+ * the L1-caching global loads (CACHE_MODE_CA) wants partitioned global
+ * caching where the device has it; CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE
+ * says it cannot be turned off to fit more blocks.
+ */
+static CUresult func_attrs(CUfunction f, unsigned int flags, cudaOccFuncAttributes *a)
+{
+	int threads, regs, shared, dyn, ca = 0;
+	CUresult r;
+
+	if (flags & ~(unsigned int)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+	if (!r)
+		r = cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+	if (!r)
+		r = cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+	if (!r)
+		r = cuFuncGetAttribute(&dyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f);
+	if (r)
+		return r;
+	/* Not every backend knows it; no answer means not compiled for it. */
+	if (cuFuncGetAttribute(&ca, CU_FUNC_ATTRIBUTE_CACHE_MODE_CA, f))
+		ca = 0;
+	a->maxThreadsPerBlock = threads;
+	a->numRegs = regs;
+	a->sharedSizeBytes = (size_t)shared;
+	a->partitionedGCConfig = !ca ? PARTITIONED_GC_OFF :
+				 (flags & CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE) ?
+				 PARTITIONED_GC_ON_STRICT : PARTITIONED_GC_ON;
+	/* MAX_DYNAMIC_SHARED_SIZE_BYTES is the function's opted-in limit. */
+	a->shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+	a->maxDynamicSharedSizeBytes = (size_t)dyn;
+	a->numBlockBarriers = 1;	/* what the calculator assumes by default */
+	return CUDA_SUCCESS;
+}
+
+static CUresult occ_status(cudaOccError e)
+{
+	return e == CUDA_OCC_SUCCESS ? CUDA_SUCCESS
+	       : e == CUDA_OCC_ERROR_UNKNOWN_DEVICE ? CUDA_ERROR_NOT_SUPPORTED
+	       : CUDA_ERROR_INVALID_VALUE;
+}
+
+SHIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+	int *numBlocks, CUfunction f, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+	cudaOccDeviceProp prop = { 0 };
+	cudaOccFuncAttributes attr = { 0 };
+	cudaOccDeviceState state = { .cacheConfig = CACHE_PREFER_NONE,
+				     .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT };
+	cudaOccResult res = { 0 };
+	CUresult r;
+
+	if (!numBlocks)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = device_prop(&prop);
+	if (!r)
+		r = func_attrs(f, flags, &attr);
+	if (r)
+		return r;
+	r = occ_status(cudaOccMaxActiveBlocksPerMultiprocessor(&res, &prop, &attr, &state,
+								 blockSize, dynamicSMemSize));
+	if (!r)
+		*numBlocks = res.activeBlocksPerMultiprocessor;
+	return r;
+}
+
+SHIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction f,
+								  int blockSize,
+								  size_t dynamicSMemSize)
+{
+	return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize,
+								    dynamicSMemSize,
+								    CU_OCCUPANCY_DEFAULT);
+}
+
+SHIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(
+	int *minGridSize, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
+	size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+	cudaOccDeviceProp prop = { 0 };
+	cudaOccFuncAttributes attr = { 0 };
+	cudaOccDeviceState state = { .cacheConfig = CACHE_PREFER_NONE,
+				     .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT };
+	CUresult r;
+
+	if (!minGridSize || !blockSize || blockSizeLimit < 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = device_prop(&prop);
+	if (!r)
+		r = func_attrs(f, flags, &attr);
+	if (r)
+		return r;
+	/* The calculator searches up to the function's own limit. */
+	if (blockSizeLimit > 0 && blockSizeLimit < attr.maxThreadsPerBlock)
+		attr.maxThreadsPerBlock = blockSizeLimit;
+	return occ_status(cudaOccMaxPotentialOccupancyBlockSize(minGridSize, blockSize, &prop,
+								  &attr, &state, b2d,
+								  dynamicSMemSize));
+}
+
+SHIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+						      CUfunction f, CUoccupancyB2DSize b2d,
+						      size_t dynamicSMemSize, int blockSizeLimit)
+{
+	return cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, f, b2d,
+							 dynamicSMemSize, blockSizeLimit,
+							 CU_OCCUPANCY_DEFAULT);
+}
+
+SHIM_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+							     CUfunction f, int numBlocks,
+							     int blockSize)
+{
+	cudaOccDeviceProp prop = { 0 };
+	cudaOccFuncAttributes attr = { 0 };
+	cudaOccDeviceState state = { .cacheConfig = CACHE_PREFER_NONE,
+				     .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT };
+	CUresult r;
+
+	if (!dynamicSmemSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = device_prop(&prop);
+	if (!r)
+		r = func_attrs(f, CU_OCCUPANCY_DEFAULT, &attr);
+	if (r)
+		return r;
+	return occ_status(cudaOccAvailableDynamicSMemPerBlock(dynamicSmemSize, &prop, &attr,
+								&state, numBlocks, blockSize));
+}
