@@ -10,6 +10,32 @@
 
 #include "shim.h"
 
+/*
+ * A launch the device could never run fails here, at once, as the driver's
+ * does (cudaGetLastError sees it), rather than at the next synchronisation.
+ */
+static CUresult check_geometry(uint64_t stream, const unsigned int grid[3],
+			       const unsigned int block[3], unsigned int shmem)
+{
+	const struct axon_device_info *di;
+	struct shim_ctx *sc = shim_current_ctx();
+	uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+	int i;
+
+	(void)stream;
+	di = &shim.ring.info->device[sc ? sc->device : 0];
+	for (i = 0; i < 3; i++) {
+		if (!grid[i] || !block[i] ||
+		    grid[i] > (unsigned int)di->attr[CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + i] ||
+		    block[i] > (unsigned int)di->attr[CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + i])
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (threads > (uint64_t)di->attr[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK] ||
+	    shmem > (unsigned int)di->attr[CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN])
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
 static CUresult launch(CUfunction f, const unsigned int grid[3], const unsigned int block[3],
 		       unsigned int shmem, CUstream s, void **params, void **extra)
 {
@@ -22,6 +48,9 @@ static CUresult launch(CUfunction f, const unsigned int grid[3], const unsigned 
 	CUresult r;
 
 	r = shim_stream(s, &h);
+	if (r)
+		return r;
+	r = check_geometry(h, grid, block, shmem);
 	if (r)
 		return r;
 	if (extra) {

@@ -122,6 +122,12 @@ static int fill_info(struct axond *d, char *err, size_t errlen)
 			if (vd.cuDeviceGetAttribute(&v, (CUdevice_attribute)a, dev) == CUDA_SUCCESS)
 				di->attr[a] = v;
 		}
+		/* Not served to clients yet: say so, so runtimes take the
+		 * paths that are (cudaMallocAsync falls back, allocators do not
+		 * try cuMemCreate). */
+		di->attr[CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED] = 0;
+		di->attr[CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED] = 0;
+		di->attr[CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED] = 0;
 		di->cc_major = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR];
 		di->cc_minor = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR];
 		di->pci_domain = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID];
