@@ -41,6 +41,9 @@ struct client_stats {
 struct ctx {
 	uint64_t handle;
 	bool dying;
+	/* A context-poisoning error (client's err_lock): every later
+	 * synchronising call in this context returns it. */
+	uint32_t sticky_error;
 	int device;
 	unsigned int flags;
 	struct stream *default_stream;
@@ -142,7 +145,6 @@ struct client {
 	/* Protects pending_error, sticky_error and their copy in dpage. */
 	pthread_mutex_t err_lock;
 	uint32_t pending_error;		/* first latched error, cleared when reported */
-	uint32_t sticky_error;		/* context-poisoning error, never cleared */
 	_Atomic int refs;		/* dispatcher + queued work */
 	bool dead;			/* disconnected; teardown under way */
 	_Atomic bool dead_for_worker;
@@ -206,6 +208,7 @@ typedef void (*release_fn)(struct axond *d, struct client *c, void *obj);
 
 struct done_entry {
 	struct client *client;
+	struct ctx *ctx;	/* of the work's stream, if any */
 	release_fn release;	/* NULL: post a completion */
 	void *obj;
 	uint64_t user_data;
@@ -229,7 +232,7 @@ struct client *client_create(struct axond *d, int sock_fd,
 void client_get(struct client *c);
 void client_put(struct axond *d, struct client *c);
 void client_disconnect(struct axond *d, struct client *c);
-void client_latch_error(struct client *c, uint32_t res);
+void client_latch_error(struct client *c, struct ctx *ctx, uint32_t res);
 
 /* dispatch.c */
 int dispatch_client(struct axond *d, struct client *c, unsigned int budget);
@@ -237,7 +240,8 @@ void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
 		       int32_t res, uint64_t aux0, uint64_t aux1);
 void dispatch_wake_client(struct client *c);
 int dispatch_done_queue(struct axond *d);
-void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
+void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
+		       uint64_t user_data,
 		       uint32_t op, int32_t res, uint64_t aux0, uint64_t aux1,
 		       uint64_t t_start);
 

@@ -83,31 +83,34 @@ static bool is_sticky(uint32_t res)
 	}
 }
 
-/* Any thread: the dispatcher (deferred ops) and executors (device work). */
-void client_latch_error(struct client *c, uint32_t res)
+/*
+ * Any thread: the dispatcher (deferred ops) and executors (device work).
+ * ctx is the context the failed work ran in (NULL if none): a sticky error
+ * poisons that context only.
+ */
+void client_latch_error(struct client *c, struct ctx *ctx, uint32_t res)
 {
 	if (!res)
 		return;
 	pthread_mutex_lock(&c->err_lock);
 	c->stats.errors++;
-	if (is_sticky(res) && !c->sticky_error)
-		c->sticky_error = res;
+	if (ctx && is_sticky(res) && !ctx->sticky_error)
+		ctx->sticky_error = res;
 	if (!c->pending_error)
 		c->pending_error = res;
-	axon_write_once(&c->dpage->pending_error,
-			c->sticky_error ? c->sticky_error : c->pending_error);
+	axon_write_once(&c->dpage->pending_error, c->pending_error);
 	pthread_mutex_unlock(&c->err_lock);
 }
 
-/* Takes the latched error, if any: sticky ones stay, others are cleared. */
-static int32_t take_pending(struct client *c)
+/* Takes the latched error, if any: a context's sticky error stays. */
+static int32_t take_pending(struct client *c, struct ctx *ctx)
 {
 	uint32_t e;
 
 	pthread_mutex_lock(&c->err_lock);
-	e = c->sticky_error ? c->sticky_error : c->pending_error;
+	e = ctx && ctx->sticky_error ? ctx->sticky_error : c->pending_error;
 	c->pending_error = 0;
-	axon_write_once(&c->dpage->pending_error, c->sticky_error);
+	axon_write_once(&c->dpage->pending_error, 0);
 	pthread_mutex_unlock(&c->err_lock);
 	return (int32_t)e;
 }
@@ -116,7 +119,8 @@ static int32_t take_pending(struct client *c)
  * Completion of a stream-ordered operation or of a synchronous one: posts
  * the CQE unless it was deferred and succeeded. Dispatcher thread.
  */
-void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
+void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
+		       uint64_t user_data,
 		       uint32_t op, int32_t res, uint64_t aux0, uint64_t aux1,
 		       uint64_t t_start)
 {
@@ -127,7 +131,7 @@ void dispatch_complete(struct axond *d, struct client *c, uint64_t user_data,
 	if (res)
 		c->stats.errors++;	/* its own failure; latched ones counted once */
 	else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
-		res = take_pending(c);
+		res = take_pending(c, ctx);
 	c->stats.lat_hist[lat_bucket(lat)]++;
 	if (__builtin_expect(c->ntracers != 0, 0))
 		trace_emit(d, c, AXON_TRACE_COMPLETE, NULL, user_data, op, res, lat);
@@ -199,9 +203,9 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 			}
 		}
 		if (o.deferred)
-			client_latch_error(c, (uint32_t)res);
+			client_latch_error(c, NULL, (uint32_t)res);
 		else
-			dispatch_complete(d, c, sqe->user_data, AXON_OP_LAST, res,
+			dispatch_complete(d, c, NULL, sqe->user_data, AXON_OP_LAST, res,
 					  0, 0, o.t_start);
 		return;
 	}
@@ -213,9 +217,9 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 		if (!o.stream) {
 			/* No stream, so no sequence to keep: fail on the spot. */
 			if (o.deferred)
-				client_latch_error(c, CUDA_ERROR_INVALID_HANDLE);
+				client_latch_error(c, NULL, CUDA_ERROR_INVALID_HANDLE);
 			else
-				dispatch_complete(d, c, sqe->user_data, sqe->opcode,
+				dispatch_complete(d, c, NULL, sqe->user_data, sqe->opcode,
 						  CUDA_ERROR_INVALID_HANDLE, 0, 0,
 						  o.t_start);
 			return;
@@ -236,10 +240,11 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 		}
 	}
 	if (o.deferred) {
-		client_latch_error(c, (uint32_t)o.res);
+		client_latch_error(c, o.stream ? o.stream->ctx : NULL, (uint32_t)o.res);
 		return;
 	}
-	dispatch_complete(d, c, sqe->user_data, sqe->opcode, o.res, o.aux[0],
+	dispatch_complete(d, c, o.stream ? o.stream->ctx : o.ctx, sqe->user_data,
+			  sqe->opcode, o.res, o.aux[0],
 			  o.aux[1], o.t_start);
 }
 
@@ -306,7 +311,7 @@ int dispatch_done_queue(struct axond *d)
 		} else if (e->release) {
 			e->release(d, e->client, e->obj);
 		} else {
-			dispatch_complete(d, e->client, e->user_data, e->op, e->res,
+			dispatch_complete(d, e->client, e->ctx, e->user_data, e->op, e->res,
 					  e->aux0, 0, e->t_start);
 			dispatch_wake_client(e->client);
 		}

@@ -69,7 +69,7 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 	 * a synchronising call that sees the frontier must see the error. */
 	if (res && !w->want_cqe && w->type != WORK_RELEASE &&
 	    !atomic_load(&c->dead_for_worker)) {
-		client_latch_error(c, (uint32_t)res);
+		client_latch_error(c, w->stream ? w->stream->ctx : NULL, (uint32_t)res);
 		res = 0;
 	}
 	if (w->counts && !atomic_load(&c->dead_for_worker)) {
@@ -94,6 +94,7 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 	}
 	if (e) {
 		e->client = c;	/* our reference moves to the entry */
+		e->ctx = w->stream ? w->stream->ctx : NULL;
 		e->user_data = w->user_data;
 		e->op = w->op;
 		e->res = res;

@@ -21,6 +21,7 @@ struct op_ctx {
 	struct client *c;
 	const struct axon_sqe *sqe;	/* the private copy */
 	struct stream *stream;		/* resolved for OPF_STREAM ops */
+	struct ctx *ctx;		/* set by ops that name a context */
 	bool deferred;
 	uint64_t t_start;
 	/* out */
