@@ -145,6 +145,7 @@ struct client {
 	/* Protects pending_error, sticky_error and their copy in dpage. */
 	pthread_mutex_t err_lock;
 	uint32_t pending_error;		/* first latched error, cleared when reported */
+	uint32_t sticky_any;		/* first context-poisoning error of any ctx */
 	_Atomic int refs;		/* dispatcher + queued work */
 	bool dead;			/* disconnected; teardown under way */
 	_Atomic bool dead_for_worker;

@@ -96,6 +96,8 @@ void client_latch_error(struct client *c, struct ctx *ctx, uint32_t res)
 	c->stats.errors++;
 	if (ctx && is_sticky(res) && !ctx->sticky_error)
 		ctx->sticky_error = res;
+	if (is_sticky(res) && !c->sticky_any)
+		c->sticky_any = res;
 	if (!c->pending_error)
 		c->pending_error = res;
 	axon_write_once(&c->dpage->pending_error, c->pending_error);
@@ -110,7 +112,8 @@ static int32_t take_pending(struct client *c, struct ctx *ctx)
 	pthread_mutex_lock(&c->err_lock);
 	e = ctx && ctx->sticky_error ? ctx->sticky_error : c->pending_error;
 	c->pending_error = 0;
-	axon_write_once(&c->dpage->pending_error, 0);
+	/* What Local queries see: a poisoned context stays visible. */
+	axon_write_once(&c->dpage->pending_error, c->sticky_any);
 	pthread_mutex_unlock(&c->err_lock);
 	return (int32_t)e;
 }
