@@ -8,7 +8,7 @@ AXOND_SRCS := axond/main.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/ops/stream.c axond/ops/event.c \
 	axond/sim/sim.c axond/sim/device.c \
 	axond/cuda/cuda.c axond/cuda/vendor.c
--include axond/sim/sim-image.mk
+include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 

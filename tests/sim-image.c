@@ -4,7 +4,7 @@
  * tests/sim-kernels/kernels.cu ($AXON_BUILD/tests/data, see
  * axond/sim/sim-image.mk), hand-made ELF and PTX edge cases, corrupt and
  * truncated input, and a mutation fuzz loop (AXON_FUZZ_SECONDS per image,
- * default 2; AXON_FUZZ_SEED to replay).
+ * default 0.5; AXON_FUZZ_SEED to replay).
  *
  * Exits 77 after running the rest when the nvcc-made images are missing.
  */
@@ -141,8 +141,28 @@ static const struct exp_global {
 
 #define NEXP_GLOBALS	(sizeof(exp_globals) / sizeof(exp_globals[0]))
 
-/* The invariants sim_image_parse() promises for any image it accepts. */
-static void check_sane(const struct sim_image *img)
+/* g's whole initial value is want (g->size bytes; NULL: zeroes). */
+static bool init_is(const struct sim_global_desc *g, const void *want)
+{
+	const uint8_t *w = want;
+	uint64_t i;
+
+	for (i = 0; i < g->size; i++) {
+		uint8_t have = g->init ? g->init[i] : 0;
+
+		if (have != (w ? w[i] : 0))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The invariants sim_image_parse() promises for any image it accepts: NULL
+ * if they hold, else what is wrong. Plain C, not ck_assert: Check sends a
+ * message to its parent process for every assertion passed, which loops
+ * of millions of parses cannot afford.
+ */
+static const char *sane(const struct sim_image *img)
 {
 	size_t i;
 	uint32_t j;
@@ -150,32 +170,48 @@ static void check_sane(const struct sim_image *img)
 	for (i = 0; i < img->nkernels; i++) {
 		const struct sim_kernel_desc *k = &img->kernels[i];
 
-		ck_assert_ptr_nonnull(k->name);
-		ck_assert_uint_le(k->nparams, SIM_IMAGE_MAX_PARAMS);
-		ck_assert_uint_le(k->args_size, SIM_IMAGE_MAX_ARGS_SIZE);
-		ck_assert(k->nparams == 0 || k->params);
+		if (!k->name)
+			return "kernel without a name";
+		if (k->nparams > SIM_IMAGE_MAX_PARAMS ||
+		    k->args_size > SIM_IMAGE_MAX_ARGS_SIZE)
+			return "kernel over the limits";
+		if (k->nparams && !k->params)
+			return "kernel parameters missing";
 		for (j = 0; j < k->nparams; j++) {
-			ck_assert_uint_le((uint64_t)k->params[j].offset +
-					  k->params[j].size, k->args_size);
-			if (j)
-				ck_assert_uint_ge(k->params[j].offset,
-						  k->params[j - 1].offset +
-						  k->params[j - 1].size);
+			if ((uint64_t)k->params[j].offset + k->params[j].size >
+			    k->args_size)
+				return "parameter beyond args_size";
+			if (j && k->params[j].offset <
+				 (uint64_t)k->params[j - 1].offset +
+				 k->params[j - 1].size)
+				return "parameters overlap";
 		}
-		if (i)
-			ck_assert_int_lt(strcmp(img->kernels[i - 1].name,
-						k->name), 0);
-		ck_assert_ptr_eq(sim_image_find_kernel(img, k->name), k);
+		if (i && strcmp(img->kernels[i - 1].name, k->name) >= 0)
+			return "kernels not sorted and unique";
+		if (sim_image_find_kernel(img, k->name) != k)
+			return "kernel lookup";
 	}
 	for (i = 0; i < img->nglobals; i++) {
 		const struct sim_global_desc *g = &img->globals[i];
 
-		ck_assert_ptr_nonnull(g->name);
-		ck_assert(!g->init || g->size);
-		ck_assert(g->space == SIM_GLOBAL_DEVICE ||
-			  g->space == SIM_GLOBAL_CONSTANT);
-		ck_assert_ptr_nonnull(sim_image_find_global(img, g->name));
+		if (!g->name)
+			return "global without a name";
+		if (g->init && !g->size)
+			return "global initial value";
+		if (g->space != SIM_GLOBAL_DEVICE &&
+		    g->space != SIM_GLOBAL_CONSTANT)
+			return "global space";
+		if (!sim_image_find_global(img, g->name))
+			return "global lookup";
 	}
+	return NULL;
+}
+
+static void check_sane(const struct sim_image *img)
+{
+	const char *why = sane(img);
+
+	ck_assert_msg(!why, "insane image: %s", why);
 }
 
 static void check_kernels_cu(const struct sim_image *img)
@@ -217,14 +253,10 @@ static void check_kernels_cu(const struct sim_image *img)
 		ck_assert_uint_eq(g->size, e->size);
 		ck_assert_int_eq(g->space, e->space);
 		ck_assert_uint_eq(g->flags, 0);
-		if (e->init) {
-			ck_assert_msg(g->init, "global %s: no initial value",
-				      e->name);
-			ck_assert_mem_eq(g->init, e->init, e->size);
-		} else {
-			ck_assert_msg(!g->init, "global %s: initial value",
-				      e->name);
-		}
+		ck_assert_msg(init_is(g, e->init), "global %s: initial value",
+			      e->name);
+		if (!e->init)
+			ck_assert_ptr_null(g->init);
 	}
 	ck_assert_ptr_null(sim_image_find_global(img, "nope"));
 }
@@ -376,6 +408,111 @@ START_TEST(test_fatbin_concat)
 }
 END_TEST
 
+/* Entry kind and arch of each entry of a one-container fatbin, patchable. */
+static size_t fatbin_entries(uint8_t *d, size_t len, uint8_t **hdr, size_t max)
+{
+	uint64_t off, end;
+	uint16_t hs;
+	size_t n = 0;
+
+	memcpy(&hs, d + 6, 2);
+	memcpy(&end, d + 8, 8);
+	end += hs;
+	ck_assert_uint_le(end, len);
+	for (off = hs; off + 64 <= end && n < max; n++) {
+		uint32_t ehs;
+		uint64_t psize;
+
+		hdr[n] = d + off;
+		memcpy(&ehs, d + off + 4, 4);
+		memcpy(&psize, d + off + 8, 8);
+		off += ehs + psize;
+	}
+	return n;
+}
+
+static uint16_t e_kind(const uint8_t *h)
+{
+	uint16_t v;
+
+	memcpy(&v, h, 2);
+	return v;
+}
+
+static uint32_t e_arch(const uint8_t *h)
+{
+	uint32_t v;
+
+	memcpy(&v, h + 28, 4);
+	return v;
+}
+
+static void set_arch(uint8_t *h, uint32_t arch)
+{
+	memcpy(h + 28, &arch, 4);
+}
+
+/*
+ * kernels.fatbin holds sm_80, compute_90 (PTX), sm_90 and sm_100; with
+ * the arch and kind fields patched, check which entry is picked.
+ */
+START_TEST(test_fatbin_choice)
+{
+	size_t len, n, i;
+	uint8_t *d = must_load("kernels.fatbin", &len), *h[8];
+	uint8_t *elf90 = NULL, *ptx = NULL;
+	struct sim_image *img;
+	char err[512];
+
+	n = fatbin_entries(d, len, h, 8);
+	ck_assert_uint_eq(n, 4);
+	for (i = 0; i < n; i++) {
+		if (e_kind(h[i]) == 2 && e_arch(h[i]) == 90)
+			elf90 = h[i];
+		if (e_kind(h[i]) == 1 && e_arch(h[i]) == 90)
+			ptx = h[i];
+	}
+	ck_assert_ptr_nonnull(elf90);
+	ck_assert_ptr_nonnull(ptx);
+
+	/* sm_90 SASS is there: used */
+	img = parse_ok(d, len);
+	ck_assert_int_eq(img->code_kind, SIM_CODE_ELF);
+	ck_assert_uint_eq(img->sm_arch, 90);
+	sim_image_free(img);
+
+	/* only sm_80/sm_89/sm_100 SASS: the PTX (compute_90, ZSTD) */
+	set_arch(elf90, 89);
+	img = parse_ok(d, len);
+	ck_assert_int_eq(img->code_kind, SIM_CODE_PTX);
+	ck_assert_uint_eq(img->sm_arch, 90);
+	check_kernels_cu(img);
+	sim_image_free(img);
+
+	/* older PTX is fine too */
+	set_arch(ptx, 86);
+	img = parse_ok(d, len);
+	ck_assert_int_eq(img->code_kind, SIM_CODE_PTX);
+	ck_assert_uint_eq(img->sm_arch, 86);
+	sim_image_free(img);
+
+	/* newer PTX is not, nor an entry of unknown kind */
+	set_arch(ptx, 100);
+	ck_assert_int_eq(parse_err(d, len, err, sizeof(err)), -ENOEXEC);
+	ck_assert_msg(strstr(err, "sm_80 compute_100 sm_89 sm_100"), "%s", err);
+	set_arch(ptx, 90);
+	memcpy(ptx, "\7\0", 2);
+	ck_assert_int_eq(parse_err(d, len, err, sizeof(err)), -ENOEXEC);
+
+	/* sm_90 again: the unknown entry is skipped */
+	set_arch(elf90, 90);
+	img = parse_ok(d, len);
+	ck_assert_int_eq(img->code_kind, SIM_CODE_ELF);
+	sim_image_free(img);
+	free(d);
+}
+END_TEST
+
 /* Every prefix of every image fails cleanly (or parses, for PTX). */
 START_TEST(test_truncated)
 {
@@ -399,15 +536,17 @@ START_TEST(test_truncated)
 			if (!rc) {
 				/* PTX: what is left; ELF: all of it (only
 				 * the program headers are gone) */
-				if (ptx)
-					check_sane(img);
-				else
+				const char *why = sane(img);
+
+				if (why)
+					ck_abort_msg("%s cut at %zu: %s",
+						     data_files[f], n, why);
+				if (!ptx)
 					check_kernels_cu(img);
 				sim_image_free(img);
-			} else {
-				ck_assert_msg(rc < 0 && err[0] && !img,
-					      "%s cut at %zu: rc %d", data_files[f],
-					      n, rc);
+			} else if (rc >= 0 || !err[0] || img) {
+				ck_abort_msg("%s cut at %zu: rc %d",
+					     data_files[f], n, rc);
 			}
 			free(t);
 		}
@@ -552,6 +691,74 @@ static struct mini mini_elf(const uint8_t *info, size_t infolen,
 	return m;
 }
 
+/*
+ * nsym data symbols "gv", all of the same size bytes at offset 0 of one
+ * .nv.global.init section filled with 0xab: sections 0 null, 1 .shstrtab,
+ * 2 .strtab, 3 .symtab, 4 .nv.global.init.
+ */
+static struct mini alias_elf(unsigned nsym, size_t size)
+{
+	static const char shstr[] = "\0.shstrtab\0.strtab\0.symtab\0.nv.global.init";
+	static const char str[] = "\0gv";
+	size_t o_str = 64 + sizeof(shstr), o_sym = 128;
+	size_t o_init = o_sym + (1 + (size_t)nsym) * 24;
+	size_t o_sh = o_init + size, i;
+	struct mini m = { .len = o_sh + 5 * 64, .shoff = o_sh,
+			  .symoff = o_sym };
+	const uint64_t sh[5][4] = {	/* name, type, offset, size; link */
+		{ 0, 0, 0, 0 }, { 1, 3, 64, sizeof(shstr) },
+		{ 11, 3, o_str, sizeof(str) },
+		{ 19, 2, o_sym, (1 + (uint64_t)nsym) * 24 },
+		{ 27, 1, o_init, size },
+	};
+	uint8_t *d = calloc(1, m.len);
+
+	memcpy(d, "\177ELF\2\1\1\101\10", 9);
+	put(d, 16, 2, 2);
+	put(d, 18, 190, 2);
+	put(d, 0x28, o_sh, 8);
+	put(d, 0x30, 0x5a00, 4);
+	put(d, 0x3a, 64, 2);
+	put(d, 0x3c, 5, 2);
+	put(d, 0x3e, 1, 2);
+	memcpy(d + 64, shstr, sizeof(shstr));
+	memcpy(d + o_str, str, sizeof(str));
+	for (i = 1; i <= nsym; i++) {
+		put(d, o_sym + i * 24, 1, 4);
+		d[o_sym + i * 24 + 4] = 0x01;
+		put(d, o_sym + i * 24 + 6, 4, 2);
+		put(d, o_sym + i * 24 + 16, size, 8);
+	}
+	memset(d + o_init, 0xab, size);
+	for (i = 0; i < 5; i++) {
+		put(d, o_sh + i * 64, sh[i][0], 4);
+		put(d, o_sh + i * 64 + 4, sh[i][1], 4);
+		put(d, o_sh + i * 64 + 24, sh[i][2], 8);
+		put(d, o_sh + i * 64 + 32, sh[i][3], 8);
+		put(d, o_sh + i * 64 + 40, i == 3 ? 2 : 0, 4);
+	}
+	m.d = d;
+	return m;
+}
+
+/* Symbols aliasing the same initial bytes cannot multiply memory. */
+START_TEST(test_elf_alias_budget)
+{
+	const size_t size = 2 << 20;
+	struct mini m = alias_elf(SIM_IMAGE_MAX_INIT / size, size);
+	struct sim_image *img = parse_ok(m.d, m.len);
+	char err[256];
+
+	ck_assert_uint_eq(img->nglobals, SIM_IMAGE_MAX_INIT / size);
+	ck_assert_uint_eq(img->globals[7].init[size - 1], 0xab);
+	sim_image_free(img);
+	free(m.d);
+	m = alias_elf(SIM_IMAGE_MAX_INIT / size + 1, size);
+	ck_assert_int_eq(parse_err(m.d, m.len, err, sizeof(err)), -E2BIG);
+	free(m.d);
+}
+END_TEST
+
 /* .nv.info record builders */
 struct recs {
 	uint8_t b[16384];
@@ -643,8 +850,7 @@ START_TEST(test_elf_mini)
 	ck_assert_uint_eq(img->nglobals, 1);
 	ck_assert_str_eq(img->globals[0].name, "gv");
 	ck_assert_uint_eq(img->globals[0].size, 4);
-	ck_assert_ptr_nonnull(img->globals[0].init);
-	ck_assert_mem_eq(img->globals[0].init, "\1\2\3\4", 4);
+	ck_assert(init_is(&img->globals[0], "\1\2\3\4"));
 	sim_image_free(img);
 
 	/* without CBANK_PARAM_SIZE: the end of the last parameter */
@@ -804,6 +1010,23 @@ START_TEST(test_elf_mini_bad_headers)
 		free(m.d);
 	}
 
+	/* SASS a 9.0 device cannot run */
+	{
+		static const uint32_t flags[] = { 0x5000, 0x5900, 0x5b00,
+						  0x6400, 0x7800 };
+
+		for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+			struct mini m = mini_elf(r.b, r.n, 0x10);
+			struct sim_image *img;
+
+			put(m.d, 0x30, flags[i], 4);
+			ck_assert_int_eq(sim_image_parse(m.d, m.len, &img, err,
+							 sizeof(err)), -ENOEXEC);
+			ck_assert_msg(strstr(err, "sm_"), "%s", err);
+			free(m.d);
+		}
+	}
+
 	/* a global outside its section */
 	{
 		struct mini m = mini_elf(r.b, r.n, 0x10);
@@ -844,11 +1067,11 @@ static const char ptx_text[] =
 	".entry k3 () {}\n"
 	".visible .entry k5 { ret; }\n"
 	".extern .entry k4(.param .u32 x);\n"
-	".visible .func (.param .b32 rv) helper(.param .b64 .ptr .global x)\n"
+	".visible .func (.param .b32 rv) helper(.param .b64 x)\n"
 	"{ ret; }\n"
 	".extern .global .u32 ext_var;\n"
 	".global .align 4 .u32 gi = 7;\n"
-	".global .f32 gf[3] = {1.0, 0f40000000, -2};\n"
+	".global .f32 gf[3] = {1.0, 0f40000000, -2.0};\n"
 	".const .align 8 .b8 cb[] = {1, 2, 3};\n"
 	".global .u64 gp = generic(gi);\n"
 	".visible .global .s16 a1 = -1, a2[2] = {0x7fff, 010};\n"
@@ -916,12 +1139,10 @@ START_TEST(test_ptx_hand)
 		ck_assert_msg(d->size == g[i].size, "%s: size %llu", g[i].name,
 			      (unsigned long long)d->size);
 		ck_assert_uint_eq(d->flags, g[i].flags);
-		if (g[i].init) {
-			ck_assert_msg(d->init, "%s: no init", g[i].name);
-			ck_assert_mem_eq(d->init, g[i].init, g[i].size);
-		} else {
+		ck_assert_msg(init_is(d, g[i].init), "%s: initial value",
+			      g[i].name);
+		if (!g[i].init)
 			ck_assert_ptr_null(d->init);
-		}
 	}
 	ck_assert_int_eq(sim_image_find_global(img, "cb")->space,
 			 SIM_GLOBAL_CONSTANT);
@@ -954,7 +1175,8 @@ START_TEST(test_ptx_bad)
 		{ ".version 8.0\n.global .u32 x[2] = {1, 2, 3};", -EINVAL },
 		{ ".version 8.0\n.global .u32 x[99999999999999];", -E2BIG },
 		{ ".version 8.0\n.global .u32 x[4] y;", -EINVAL },
-		{ ".version 8.0\n.global .b8 x[100000000] = {1};", -E2BIG },
+		{ ".version 8.0\n.target sm_100\n.entry k() {}", -ENOEXEC },
+		{ ".version 8.0\n.target sm_120a, texmode_independent\n", -ENOEXEC },
 	};
 	char err[256];
 	size_t i;
@@ -1037,9 +1259,26 @@ START_TEST(test_ptx_lexical)
 	/* x[][2] = {1,2,3}: two rows of two */
 	img = parse_ok(odd[9], strlen(odd[9]));
 	ck_assert_uint_eq(img->globals[0].size, 16);
-	ck_assert_mem_eq(img->globals[0].init,
-			 "\1\0\0\0\2\0\0\0\3\0\0\0\0\0\0\0", 16);
+	ck_assert(init_is(&img->globals[0],
+			  "\1\0\0\0\2\0\0\0\3\0\0\0\0\0\0\0"));
 	sim_image_free(img);
+
+	/* large arrays with short initialisers: within a total budget */
+	{
+		static const char big[] =
+			".version 8.0\n.global .b8 x[100000000] = {1, 0, 2, 0};";
+		static const char huge[] =
+			".version 8.0\n.global .b8 x[200000000] = {1};\n"
+			".global .b8 y[200000000] = {1};";
+
+		img = parse_ok(big, sizeof(big) - 1);
+		ck_assert_uint_eq(img->globals[0].size, 100000000);
+		ck_assert_mem_eq(img->globals[0].init, "\1\0\2\0\0", 5);
+		ck_assert_uint_eq(img->globals[0].init[99999999], 0);
+		sim_image_free(img);
+		ck_assert_int_eq(parse_err(huge, sizeof(huge) - 1, err,
+					   sizeof(err)), -E2BIG);
+	}
 }
 END_TEST
 
@@ -1143,12 +1382,14 @@ static void fuzz_one(const char *what, const uint8_t *orig, size_t olen,
 	uint8_t *buf = malloc(cap);
 	double end = now() + secs;
 	unsigned long iters = 0, ok = 0;
+	double slowest = 0;
 
 	do {
 		struct sim_image *img = NULL;
 		char err[256] = "";
 		size_t len = olen;
 		uint8_t *exact;
+		double t0;
 		int rc;
 
 		memcpy(buf, orig, olen);
@@ -1156,19 +1397,26 @@ static void fuzz_one(const char *what, const uint8_t *orig, size_t olen,
 		/* an exactly-sized copy so ASan catches overreads */
 		exact = malloc(len ? len : 1);
 		memcpy(exact, buf, len);
+		t0 = now();
 		rc = sim_image_parse(exact, len, &img, err, sizeof(err));
+		if (now() - t0 > slowest)
+			slowest = now() - t0;
 		if (!rc) {
-			check_sane(img);
+			const char *why = sane(img);
+
+			if (why)
+				ck_abort_msg("%s: %s (seed printed above)", what,
+					     why);
 			sim_image_free(img);
 			ok++;
-		} else {
-			ck_assert_msg(rc < 0 && err[0] && !img,
-				      "%s: rc %d without message", what, rc);
+		} else if (rc >= 0 || !err[0] || img) {
+			ck_abort_msg("%s: rc %d without message", what, rc);
 		}
 		free(exact);
 		iters++;
 	} while (now() < end);
-	fprintf(stderr, "fuzz %s: %lu inputs, %lu accepted\n", what, iters, ok);
+	fprintf(stderr, "fuzz %s: %lu inputs, %lu accepted, slowest %.1f ms\n",
+		what, iters, ok, slowest * 1e3);
 	free(buf);
 }
 
@@ -1176,7 +1424,7 @@ START_TEST(test_fuzz)
 {
 	const char *s = getenv("AXON_FUZZ_SECONDS");
 	const char *seed = getenv("AXON_FUZZ_SEED");
-	double secs = s ? atof(s) : 2.0;
+	double secs = s ? atof(s) : 0.5;
 	size_t f;
 	struct recs r = { .n = 0 };
 	struct mini m;
@@ -1236,6 +1484,7 @@ int main(void)
 	tcase_add_test(tc, test_elf_mini);
 	tcase_add_test(tc, test_elf_mini_bad_info);
 	tcase_add_test(tc, test_elf_mini_bad_headers);
+	tcase_add_test(tc, test_elf_alias_budget);
 	tcase_add_test(tc, test_ptx_hand);
 	tcase_add_test(tc, test_ptx_bad);
 	tcase_add_test(tc, test_ptx_many_params);
@@ -1250,6 +1499,7 @@ int main(void)
 		tcase_add_test(tc, test_fatbin);
 		tcase_add_test(tc, test_fatbin_no_sm90);
 		tcase_add_test(tc, test_fatbin_concat);
+		tcase_add_test(tc, test_fatbin_choice);
 		tcase_add_test(tc, test_truncated);
 		suite_add_tcase(s, tc);
 	}

@@ -286,7 +286,10 @@ static int sim_module_load(struct axond *d, struct client *c, struct module *m,
 	ret = sim_image_parse(image, len, &sm->img, err, errlen);
 	if (ret) {
 		free(sm);
-		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;
+		if (ret == -ENOMEM)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		/* No code a 9.0 device runs: what the driver says for it. */
+		return ret == -ENOEXEC ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE;
 	}
 	sm->globals = calloc(sm->img->nglobals ? sm->img->nglobals : 1,
 			     sizeof(*sm->globals));
