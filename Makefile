@@ -56,6 +56,7 @@ include libcuda-shim/build.mk
 include tools/build.mk
 include tests/build.mk
 include tests/cudart/cudart.mk
+include tests/tools/tools.mk
 include bench/build.mk
 include kmod/build.mk
 include selftests/build.mk

@@ -27,6 +27,13 @@ enum op_class {
 	OP_CLASS_LAST
 };
 
+/*
+ * Work items one client may have queued on the device before the
+ * dispatcher stops taking its SQEs (its SQ then fills: backpressure), so a
+ * flood from one client costs bounded memory.
+ */
+#define AXOND_MAX_QUEUED 1024
+
 #define LAT_BUCKETS 24	/* log2 microsecond buckets: <1us, <2us, ... */
 
 struct client_stats {
@@ -147,6 +154,7 @@ struct client {
 	uint32_t pending_error;		/* first latched error, cleared when reported */
 	uint32_t sticky_any;		/* first context-poisoning error of any ctx */
 	_Atomic int refs;		/* dispatcher + queued work */
+	_Atomic unsigned int queued;	/* work items submitted, not yet done */
 	bool dead;			/* disconnected; teardown under way */
 	_Atomic bool dead_for_worker;
 
@@ -261,6 +269,7 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 /* server.c */
 int server_listen(struct axond *d);
 void server_accept(struct axond *d);
+int server_expire(struct axond *d);
 void server_hello(struct axond *d, int fd);
 void server_close(struct axond *d);
 int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds);

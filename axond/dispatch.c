@@ -83,6 +83,19 @@ static bool is_sticky(uint32_t res)
 	}
 }
 
+/* Marks a context poisoned (and the client, for Local queries). */
+static void poison(struct client *c, struct ctx *ctx, uint32_t res)
+{
+	pthread_mutex_lock(&c->err_lock);
+	if (ctx && !ctx->sticky_error)
+		ctx->sticky_error = res;
+	if (!c->sticky_any)
+		c->sticky_any = res;
+	if (!c->pending_error)
+		axon_write_once(&c->dpage->pending_error, c->sticky_any);
+	pthread_mutex_unlock(&c->err_lock);
+}
+
 /*
  * Any thread: the dispatcher (deferred ops) and executors (device work).
  * ctx is the context the failed work ran in (NULL if none): a sticky error
@@ -131,9 +144,11 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 		c->cq_owed--;
 	uint64_t lat = axond_now_ns() - t_start;
 
-	if (res)
+	if (res) {
 		c->stats.errors++;	/* its own failure; latched ones counted once */
-	else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
+		if (is_sticky((uint32_t)res))
+			poison(c, ctx, (uint32_t)res);
+	} else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
 		res = take_pending(c, ctx);
 	c->stats.lat_hist[lat_bucket(lat)]++;
 	if (__builtin_expect(c->ntracers != 0, 0))
@@ -157,6 +172,7 @@ static bool cq_has_room(struct client *c)
 static int32_t check_sqe(const struct axon_sqe *sqe, const struct op_def **defp)
 {
 	const struct op_def *def;
+	int i;
 
 	if (sqe->opcode >= AXON_OP_LAST)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -168,6 +184,11 @@ static int32_t check_sqe(const struct axon_sqe *sqe, const struct op_def **defp)
 		return CUDA_ERROR_INVALID_VALUE;
 	if ((sqe->flags & AXON_SQE_F_DEFERRED) && !(def->flags & OPF_DEFERRABLE))
 		return CUDA_ERROR_INVALID_VALUE;
+	if (sqe->stream && !(def->flags & (OPF_STREAM | OPF_NAMES_STREAM)))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < 5; i++)
+		if ((def->zero & W(i)) && sqe->raw[i])
+			return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
 
@@ -273,6 +294,9 @@ int dispatch_client(struct axond *d, struct client *c, unsigned int budget)
 	}
 	while (c->sq_head != tail && n < budget) {
 		struct axon_sqe sqe;
+
+		if (atomic_load(&c->queued) >= AXOND_MAX_QUEUED)
+			break;
 
 		/* Read once: the client can rewrite the slot at any time. */
 		memcpy(&sqe, &c->sqes[c->sq_head & c->sq_mask], sizeof(sqe));

@@ -287,6 +287,7 @@ static void run(struct axond *d)
 			continue;
 		}
 		if (axond_now_ns() - idle_since < spin_ns) {
+			server_expire(d);
 			n = epoll_wait(d->epoll_fd, evs, 64, 0);
 			for (i = 0; i < n; i++)
 				handle_event(d, &evs[i]);
@@ -302,7 +303,7 @@ static void run(struct axond *d)
 		atomic_thread_fence(memory_order_seq_cst);
 		trace_flush(d);
 		if (!drain_all(d))
-			n = epoll_wait(d->epoll_fd, evs, 64, -1);
+			n = epoll_wait(d->epoll_fd, evs, 64, server_expire(d));
 		else
 			n = 0;
 		atomic_store(&d->sleeping, false);

@@ -69,18 +69,100 @@ void server_close(struct axond *d)
 	}
 }
 
+/*
+ * Connections that have not said hello yet. Each must within
+ * HELLO_DEADLINE_NS or is closed, and at most MAX_PENDING wait at once, so
+ * silent connections cannot pile up and eat the daemon's descriptors.
+ */
+#define HELLO_DEADLINE_NS	(2ULL * 1000 * 1000 * 1000)
+#define MAX_PENDING		256
+
+struct pending {
+	int fd;
+	uint64_t deadline;
+};
+
+static struct pending pending[MAX_PENDING];
+static unsigned int npending;
+static int spare_fd = -1;	/* given up to accept-and-close at EMFILE */
+
+static void pending_drop(struct axond *d, unsigned int i, bool close_it)
+{
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, pending[i].fd, NULL);
+	if (close_it)
+		close(pending[i].fd);
+	pending[i] = pending[--npending];
+}
+
+/* Out of descriptors: take the oldest connection off the backlog and close
+ * it, so the level-triggered listener does not spin the dispatcher. */
+static void shed_one(struct axond *d)
+{
+	static uint64_t last_log;
+	uint64_t now = axond_now_ns();
+	int fd;
+
+	if (spare_fd >= 0) {
+		close(spare_fd);
+		spare_fd = -1;
+	}
+	fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (now - last_log > 1000000000ULL) {
+		log_warn("out of file descriptors: refusing new connections");
+		last_log = now;
+	}
+}
+
 void server_accept(struct axond *d)
 {
+	if (spare_fd < 0)
+		spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	for (;;) {
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				shed_one(d);
 			return;
+		}
+		if (npending == MAX_PENDING) {
+			close(fd);	/* too many silent peers already */
+			continue;
+		}
 		ev.data.u64 = EV_PENDING | (uint64_t)fd;
-		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			close(fd);
+			continue;
+		}
+		pending[npending].fd = fd;
+		pending[npending].deadline = axond_now_ns() + HELLO_DEADLINE_NS;
+		npending++;
 	}
+}
+
+/* Closes connections past their hello deadline; returns ms to the next
+ * deadline (-1: none), for the dispatcher's sleep. */
+int server_expire(struct axond *d)
+{
+	uint64_t now = axond_now_ns(), next = UINT64_MAX;
+	unsigned int i = 0;
+
+	while (i < npending) {
+		if (pending[i].deadline <= now) {
+			pending_drop(d, i, true);
+			continue;
+		}
+		if (pending[i].deadline < next)
+			next = pending[i].deadline;
+		i++;
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return (int)((next - now) / 1000000 + 1);
 }
 
 int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds)
@@ -155,9 +237,15 @@ void server_hello(struct axond *d, int fd)
 		.abi_minor = AXON_ABI_MINOR,
 	};
 	struct client *c;
+	unsigned int i;
 	ssize_t n;
 
-	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+	for (i = 0; i < npending; i++) {
+		if (pending[i].fd == fd) {
+			pending_drop(d, i, false);
+			break;
+		}
+	}
 	n = recv(fd, &h, sizeof(h), MSG_TRUNC);
 	if (n != (ssize_t)sizeof(h) || h.magic != AXON_MAGIC) {
 		if (n > 0) {

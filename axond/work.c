@@ -38,6 +38,7 @@ struct work *work_new(struct op_ctx *o, enum work_type type)
 enum op_status work_submit(struct op_ctx *o, struct work *w)
 {
 	client_get(w->client);
+	atomic_fetch_add(&w->client->queued, 1);
 	o->d->backend->submit(o->d, w);
 	return OP_QUEUED;
 }
@@ -64,6 +65,15 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 {
 	struct client *c = w->client;
 	struct done_entry *e = NULL;
+
+	/* A client held back at its queue limit may go on: tell a sleeping
+	 * dispatcher (it re-checks the limit before it sleeps). */
+	if (atomic_fetch_sub(&c->queued, 1) == AXOND_MAX_QUEUED &&
+	    atomic_load(&d->sleeping)) {
+		uint64_t one = 1;
+
+		(void)!write(d->worker_fd, &one, sizeof(one));
+	}
 
 	/* Latch a deferred failure before the frontier says the op is done:
 	 * a synchronising call that sees the frontier must see the error. */

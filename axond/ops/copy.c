@@ -24,12 +24,14 @@ enum op_status op_memcpy(struct op_ctx *o)
 	case AXON_OP_MEMCPY_HTOD:
 		type = WORK_HTOD;
 		ok = client_range_valid(c, dst, len) && data_range(c, src, len);
-		c->stats.bytes_htod += len;
+		if (ok)
+			c->stats.bytes_htod += len;
 		break;
 	case AXON_OP_MEMCPY_DTOH:
 		type = WORK_DTOH;
 		ok = data_range(c, dst, len) && client_range_valid(c, src, len);
-		c->stats.bytes_dtoh += len;
+		if (ok)
+			c->stats.bytes_dtoh += len;
 		break;
 	default:
 		type = WORK_DTOD;

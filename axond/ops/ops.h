@@ -35,11 +35,20 @@ typedef enum op_status (*op_issue_fn)(struct op_ctx *o);
 #define OPF_STREAM		(1U << 0)	/* stream-ordered: needs sqe->stream */
 #define OPF_DEFERRABLE		(1U << 1)	/* AXON_SQE_F_DEFERRED allowed */
 #define OPF_REPORTS_PENDING	(1U << 2)	/* a success returns the latched error */
+#define OPF_NAMES_STREAM	(1U << 3)	/* reads sqe->stream (not counted) */
+
+/*
+ * Which of the SQE union's five 64-bit words (raw[0..4]) an op leaves
+ * unused: they must be zero, so they can gain meaning later (io_uring's
+ * rule for reserved fields).
+ */
+#define W(n)			(1U << (n))
 
 struct op_def {
 	const char *name;
 	op_issue_fn issue;
 	unsigned int flags;
+	unsigned int zero;	/* W() mask of union words that must be zero */
 };
 
 extern const struct op_def op_table[AXON_OP_LAST];

@@ -5,9 +5,11 @@
  * Device memory is host memory: each client's device-address window is
  * backed by one lazily-populated anonymous mapping of the same size, so a
  * device address translates by a constant offset and clients can never
- * reach each other's memory. One executor thread runs all stream-ordered
- * work in submission order (which keeps every stream's order and makes
- * cross-stream event waits trivially satisfied). Kernels run as host
+ * reach each other's memory. One executor thread runs the stream-ordered
+ * work: each client's in submission order (which keeps every stream's order
+ * and makes that client's cross-stream event waits trivially satisfied),
+ * the clients in turn, one item each, so one client's flood of work cannot
+ * hold another's back for long. Kernels run as host
  * implementations of a built-in set, found by name (kernels.c); any other
  * kernel fails at launch with CUDA_ERROR_NOT_SUPPORTED and a log line.
  */
@@ -25,11 +27,13 @@
 #include "kernels.h"
 #include "sim.h"
 
+struct sim_client;
+
 struct sim_state {
 	pthread_t thread;
-	pthread_mutex_t lock;		/* protects the queue and stop */
+	pthread_mutex_t lock;		/* protects the ready list, queues, stop */
 	pthread_cond_t cond;
-	struct work *head, *tail;
+	struct sim_client *ready, *ready_tail;	/* clients with queued work */
 	bool stop;
 	struct axond *d;
 };
@@ -37,6 +41,9 @@ struct sim_state {
 struct sim_client {
 	unsigned char *window;		/* host view of [va_base, va_base+va_size) */
 	uint64_t base, size;
+	struct work *head, *tail;	/* this client's queue (sim.lock) */
+	bool listed;			/* on sim.ready */
+	struct sim_client *next_ready;
 };
 
 struct sim_global {
@@ -178,17 +185,33 @@ static void *executor(void *arg)
 		struct work *w;
 		int32_t res = 0;
 
+		struct sim_client *sc;
+
 		pthread_mutex_lock(&sim.lock);
-		while (!sim.head && !sim.stop)
+		while (!sim.ready && !sim.stop)
 			pthread_cond_wait(&sim.cond, &sim.lock);
-		w = sim.head;
-		if (!w) {
+		sc = sim.ready;
+		if (!sc) {
 			pthread_mutex_unlock(&sim.lock);
 			return NULL;
 		}
-		sim.head = w->next;
-		if (!sim.head)
-			sim.tail = NULL;
+		/* One item from the first client, which goes to the back. */
+		sim.ready = sc->next_ready;
+		if (!sim.ready)
+			sim.ready_tail = NULL;
+		w = sc->head;
+		sc->head = w->next;
+		if (!sc->head) {
+			sc->tail = NULL;
+			sc->listed = false;
+		} else {
+			sc->next_ready = NULL;
+			if (sim.ready_tail)
+				sim.ready_tail->next_ready = sc;
+			else
+				sim.ready = sc;
+			sim.ready_tail = sc;
+		}
 		pthread_mutex_unlock(&sim.lock);
 
 		/* A dead client's work is dropped; its memory is going away. */
@@ -200,14 +223,25 @@ static void *executor(void *arg)
 
 static void sim_submit(struct axond *d, struct work *w)
 {
+	struct sim_client *sc = w->client->backend_priv;
+
 	(void)d;
 	w->next = NULL;
 	pthread_mutex_lock(&sim.lock);
-	if (sim.tail)
-		sim.tail->next = w;
+	if (sc->tail)
+		sc->tail->next = w;
 	else
-		sim.head = w;
-	sim.tail = w;
+		sc->head = w;
+	sc->tail = w;
+	if (!sc->listed) {
+		sc->listed = true;
+		sc->next_ready = NULL;
+		if (sim.ready_tail)
+			sim.ready_tail->next_ready = sc;
+		else
+			sim.ready = sc;
+		sim.ready_tail = sc;
+	}
 	pthread_cond_signal(&sim.cond);
 	pthread_mutex_unlock(&sim.lock);
 }
