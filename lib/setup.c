@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@ const char *axon_default_addr(void)
 int axon_open_socket(const char *addr, char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct timeval io_timeout = { .tv_sec = 10 };
 	const char *path;
 	int fd;
 
@@ -65,6 +67,9 @@ int axon_open_socket(const char *addr, char *err, size_t errlen)
 		set_err(err, errlen, "socket: %s", strerror(e));
 		return -e;
 	}
+	/* A daemon that accepts and never answers must not hang us. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &io_timeout, sizeof(io_timeout));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &io_timeout, sizeof(io_timeout));
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		int e = errno;
 
@@ -112,7 +117,7 @@ static int recv_welcome(int fd, struct axon_welcome *w, int *fds, int nfds)
 		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		int i, count;
 
@@ -338,7 +343,7 @@ int axon_read_stats(const char *addr, char **json, char *err, size_t errlen)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ret = -errno;
+			ret = errno == EAGAIN ? -ETIMEDOUT : -errno;
 			break;
 		}
 		if (n == 0)

@@ -19,7 +19,7 @@ IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
 IT_CUCLIENT_OBJ := $(IT_OBJDIR)/cuclient.o
 
 IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl \
-		   known-bugs
+		   regressions
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
 IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
 
@@ -50,5 +50,8 @@ ALL_TARGETS += $(IT_CLIENT_PROGS)
 .PHONY: integration-progs
 integration-progs: $(IT_TEST_PROGS)
 
-# Other test fragments of tests/ (tests/ring.mk, ...), each self-contained.
+# Other fragments that ask to be included from here: tests/*.mk (ring.mk,
+# ...) and tests/tools/tools.mk (guarded against a second inclusion).
+# tests/cudart and tests/vm are included by the top-level Makefile.
 -include $(filter-out tests/build.mk,$(wildcard tests/*.mk))
+-include tests/tools/tools.mk

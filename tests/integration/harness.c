@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cuda.h>
+#include <check.h>
 
 #include "harness.h"
 
@@ -113,7 +115,10 @@ const char *h_path(const char *rel)
 	static unsigned int next;
 	char *b = bufs[next++ % 8];
 
-	snprintf(b, PATH_MAX, "%s/%s", build_dir, rel);
+	if (snprintf(b, PATH_MAX, "%s/%s", build_dir, rel) >= PATH_MAX) {
+		h_fail("path too long: %s/%s", build_dir, rel);
+		exit(H_FAIL);
+	}
 	return b;
 }
 
@@ -213,13 +218,14 @@ int h_daemon_start(struct h_daemon *d, const char *sim_mem, const char *const *e
 	memset(d, 0, sizeof(*d));
 	if (!tmp || !*tmp || strlen(tmp) > 60)
 		tmp = "/tmp";	/* sun_path is 108 bytes */
-	snprintf(d->dir, sizeof(d->dir), "%s/axon-test.XXXXXX", tmp);
+	if (snprintf(d->dir, sizeof(d->dir), "%s/axon-test.XXXXXX", tmp) >= 72)
+		return h_fail("TMPDIR too long");
 	if (!mkdtemp(d->dir))
 		return h_fail("mkdtemp %s: %s", d->dir, strerror(errno));
 	snprintf(d->sock, sizeof(d->sock), "%s/axond.sock", d->dir);
 	snprintf(d->addr, sizeof(d->addr), "unix:%s", d->sock);
 	snprintf(d->log, sizeof(d->log), "%s/axond.log", d->dir);
-	snprintf(axond, sizeof(axond), "%s/bin/axond", build_dir);
+	snprintf(axond, sizeof(axond), "%s", h_path("bin/axond"));
 	snprintf(memarg, sizeof(memarg), "--sim-mem=%s", sim_mem ? sim_mem : "4G");
 	if (access(axond, X_OK))
 		return h_fail("%s: %s (build it first)", axond, strerror(errno));
@@ -272,7 +278,7 @@ int h_daemon_start(struct h_daemon *d, const char *sim_mem, const char *const *e
 			h_daemon_print_log(d);
 			return -1;
 		}
-		if (axon_read_stats(d->addr, &json, err, sizeof(err)) == 0) {
+		if (h_read_stats(d, &json, err, sizeof(err), H_MS(2000)) == 0) {
 			free(json);
 			break;
 		}
@@ -359,7 +365,120 @@ int h_finish(bool failed)
 	return H_PASS;
 }
 
-/* ---- stats -------------------------------------------------------------- */
+double h_test_timeout(int seconds)
+{
+	const char *env = getenv("AXON_TEST_TIMEOUT");
+	double t = (double)seconds * H_SLOW;
+	double cap = (env && atoi(env) > 60 ? atoi(env) : 300) - 30;
+
+	/* A hung test must time out inside Check (which names it, and
+	 * h_finish() then prints the daemon's log), not in run-tests.sh. */
+	return t < cap ? t : cap;
+}
+
+int h_check_main(const char *name, const char *sim_mem, const char *const *extra,
+		 void (*add)(struct TCase *tc), int timeout_s)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create(name);
+	SRunner *sr;
+	int failed;
+
+	if (h_daemon_start(&h_daemon, sim_mem, extra))
+		return H_FAIL;
+	tcase_set_timeout(tc, h_test_timeout(timeout_s));
+	add(tc);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return h_finish(failed != 0);
+}
+
+/* ---- stats ---------------------------------------------------------------- */
+
+/*
+ * The stats exchange by hand, with timeouts on every step, so that a
+ * wedged daemon fails a test instead of hanging it (libaxon's
+ * axon_read_stats() waits forever; axonctl exercises that one).
+ */
+int h_read_stats(const struct h_daemon *d, char **json, char *err, size_t errlen,
+		 int timeout_ms)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000,
+			      .tv_usec = (timeout_ms % 1000) * 1000 };
+	struct axon_hello h = {
+		.magic = AXON_MAGIC, .abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR, .kind = AXON_HELLO_STATS,
+	};
+	struct axon_welcome w;
+	size_t len = 0, cap = 1 << 16;
+	char *buf = NULL;
+	ssize_t n;
+	int fd, ret = -EIO;
+
+	*json = NULL;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", d->sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -errno;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "connect %s: %s", d->sock, strerror(errno));
+		goto out;
+	}
+	if (send(fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
+		snprintf(err, errlen, "sending the stats hello: %s", strerror(errno));
+		goto out;
+	}
+	n = recv(fd, &w, sizeof(w), 0);
+	if (n != (ssize_t)sizeof(w) || w.magic != AXON_MAGIC || w.status) {
+		w.message[sizeof(w.message) - 1] = 0;
+		snprintf(err, errlen, "stats welcome: %zd bytes, status %d (%s)%s", n,
+			 n == (ssize_t)sizeof(w) ? w.status : 0,
+			 n == (ssize_t)sizeof(w) ? w.message : "",
+			 n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ?
+			 " -- no answer in time" : "");
+		goto out;
+	}
+	for (;;) {
+		if (!buf || cap - len < (1 << 16) + 1) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				snprintf(err, errlen, "out of memory");
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		n = recv(fd, buf + len, 1 << 16, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "reading the stats document: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	*json = buf;
+	buf = NULL;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
 
 struct json *h_stats_text(const struct h_daemon *d, char **text)
 {
@@ -369,7 +488,7 @@ struct json *h_stats_text(const struct h_daemon *d, char **text)
 	int ret;
 
 	*text = NULL;
-	ret = axon_read_stats(d->addr, &doc, err, sizeof(err));
+	ret = h_read_stats(d, &doc, err, sizeof(err), H_MS(10000));
 	if (ret) {
 		h_fail("stats from %s: %s (%s)", d->addr, err, strerror(-ret));
 		return NULL;
@@ -398,7 +517,7 @@ void h_stats_print(const struct h_daemon *d)
 	char err[256];
 	char *doc = NULL;
 
-	if (axon_read_stats(d->addr, &doc, err, sizeof(err))) {
+	if (h_read_stats(d, &doc, err, sizeof(err), H_MS(10000))) {
 		h_note("(no stats: %s)", err);
 		return;
 	}
@@ -591,6 +710,41 @@ int h_run(char *const argv[], int timeout_ms)
 	return h_wait_child(pid, timeout_ms, what);
 }
 
+#define H_MAX_ARGS 32
+
+static void collect_args(char **argv, const char *prog, va_list ap)
+{
+	const char *a;
+	int i = 0;
+
+	argv[i++] = (char *)h_bin(prog);
+	while ((a = va_arg(ap, const char *)) && i < H_MAX_ARGS - 1)
+		argv[i++] = (char *)a;
+	argv[i] = NULL;
+}
+
+int h_run_bin(int timeout_ms, const char *prog, ...)
+{
+	char *argv[H_MAX_ARGS];
+	va_list ap;
+
+	va_start(ap, prog);
+	collect_args(argv, prog, ap);
+	va_end(ap);
+	return h_run(argv, timeout_ms);
+}
+
+pid_t h_spawn_bin(int *out_fd, const char *prog, ...)
+{
+	char *argv[H_MAX_ARGS];
+	va_list ap;
+
+	va_start(ap, prog);
+	collect_args(argv, prog, ap);
+	va_end(ap);
+	return h_spawn(argv, out_fd);
+}
+
 /* One byte at a time: nothing past the matching line is consumed. */
 static int read_line(int fd, char *buf, size_t len, uint64_t deadline)
 {
@@ -658,7 +812,14 @@ static _Atomic uint64_t next_user_data = 0x1000;
 int h_ring_connect(struct axon_ring *r, const struct h_daemon *d)
 {
 	char err[256];
-	int ret = axon_connect(d->addr, NULL, r, err, sizeof(err));
+	unsigned int left = alarm((unsigned int)H_MS(30000) / 1000);
+	int ret;
+
+	/* axon_connect() waits for the welcome without a limit: a daemon
+	 * that stopped answering ends the test (SIGALRM) instead of hanging
+	 * it. Not for threads other than the main one. */
+	ret = axon_connect(d->addr, NULL, r, err, sizeof(err));
+	alarm(left);
 
 	if (ret)
 		return h_fail("axon_connect %s: %s (%s)", d->addr, err, strerror(-ret));

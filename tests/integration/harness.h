@@ -46,10 +46,10 @@
 
 struct h_daemon {
 	pid_t pid;		/* 0 when not running */
-	char dir[PATH_MAX];	/* the test's private temp dir */
-	char sock[PATH_MAX];
-	char addr[PATH_MAX + 8];	/* "unix:" sock */
-	char log[PATH_MAX];	/* axond's stderr */
+	char dir[96];		/* the test's private temp dir */
+	char sock[108];		/* sun_path's size */
+	char addr[120];		/* "unix:" sock */
+	char log[128];		/* axond's stderr */
 	int exit_status;	/* after stop: wait status */
 };
 
@@ -102,8 +102,26 @@ void h_daemon_print_log(const struct h_daemon *d);
  */
 int h_finish(bool failed);
 
+/*
+ * A test's whole main() for Check suites: start h_daemon (sim_mem, extra
+ * axond arguments), run the tests add() puts into one TCase (timeout in
+ * seconds, already scaled by H_SLOW here), stop the daemon. Returns the
+ * exit code. Tests run forked (CK_FORK=no runs them in-process).
+ */
+struct TCase;
+/* seconds * H_SLOW, capped below run-tests.sh's limit ($AXON_TEST_TIMEOUT). */
+double h_test_timeout(int seconds);
+int h_check_main(const char *name, const char *sim_mem, const char *const *extra,
+		 void (*add)(struct TCase *tc), int timeout_s);
+
 /* ---- stats ------------------------------------------------------------- */
 
+/*
+ * The raw stats document (a malloc'd string in *json), every step bounded
+ * by timeout_ms. 0, or a negative errno with a message in err.
+ */
+int h_read_stats(const struct h_daemon *d, char **json, char *err, size_t errlen,
+		 int timeout_ms);
 /* Fetch and parse the stats document; NULL (with a message) on failure. */
 struct json *h_stats(const struct h_daemon *d);
 /* The same, with the raw text kept (caller frees *text). */
@@ -157,6 +175,12 @@ int h_wait_child(pid_t pid, int timeout_ms, const char *what);
 /* Spawn and wait; returns as h_wait_child. */
 int h_run(char *const argv[], int timeout_ms);
 /*
+ * The same for $AXON_BUILD/tests/bin/<prog> with the NULL-terminated
+ * arguments that follow.
+ */
+int h_run_bin(int timeout_ms, const char *prog, ...) __attribute__((sentinel));
+pid_t h_spawn_bin(int *out_fd, const char *prog, ...) __attribute__((sentinel));
+/*
  * Read fd (a child's stdout) until a line containing needle arrives; the
  * lines read are echoed to our stdout. 0, or -1 on EOF/timeout.
  */
@@ -171,7 +195,8 @@ void h_poll_pause(void);
 
 /* ---- raw rings (libaxon) ----------------------------------------------- */
 
-/* Connect to the harness daemon; 0 or -1 with a message. */
+/* Connect to the harness daemon; 0 or -1 with a message. Bounded by an
+ * alarm (SIGALRM ends the process if the daemon never answers). */
 int h_ring_connect(struct axon_ring *r, const struct h_daemon *d);
 
 /*

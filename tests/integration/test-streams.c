@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * integration-streams: tests/bin/streams (several streams, async copies and
+ * launches, events, stream-wait-event, per-stream order, elapsed time)
+ * against a private axond; afterwards the daemon holds nothing. Run twice
+ * at once as well, so two clients' streams interleave in the daemon.
+ */
+#include <check.h>
+
+#include "harness.h"
+
+START_TEST(test_streams)
+{
+	ck_assert_int_eq(h_run_bin(H_MS(120000), "streams", NULL), 0);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
+START_TEST(test_streams_twice_at_once)
+{
+	pid_t a = h_spawn_bin(NULL, "streams", NULL);
+	pid_t b = h_spawn_bin(NULL, "streams", NULL);
+
+	ck_assert(a > 0 && b > 0);
+	ck_assert_int_eq(h_wait_child(a, H_MS(120000), "streams #1"), 0);
+	ck_assert_int_eq(h_wait_child(b, H_MS(120000), "streams #2"), 0);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_streams);
+	tcase_add_test(tc, test_streams_twice_at_once);
+}
+
+int main(int argc, char **argv)
+{
+	h_init(argc, argv);
+	h_require_file(h_kernel_path("cubin"));
+	return h_check_main("integration-streams", "4G", NULL, add_tests, 300);
+}
