@@ -58,9 +58,9 @@ include tests/build.mk
 include tests/cudart/cudart.mk
 include tests/tools/tools.mk
 include bench/build.mk
-include kmod/build.mk
-include selftests/build.mk
-include tests/vm/vm.mk
+-include kmod/build.mk
+-include selftests/build.mk
+-include tests/vm/vm.mk
 
 all: $(ALL_TARGETS)
 
