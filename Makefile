@@ -58,9 +58,9 @@ include tests/build.mk
 include tests/cudart/cudart.mk
 include tests/tools/tools.mk
 include bench/build.mk
--include kmod/build.mk
--include selftests/build.mk
--include tests/vm/vm.mk
+include kmod/build.mk
+include selftests/build.mk
+include tests/vm/vm.mk
 
 all: $(ALL_TARGETS)
 
@@ -71,8 +71,14 @@ $(BUILD)/obj/%.o: %.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-# make check: the plain build, then the same tests under ASan+UBSan.
-check: check-plain check-san
+# make check: the plain build, then the same tests under ASan+UBSan, then
+# the kernel module: lint (checkpatch --strict, sparse) and its selftests
+# in qemu on Debian's 6.1 kernel (and on the debug kernel when present).
+check: check-plain check-san check-kmod
+
+.PHONY: check-kmod
+check-kmod:
+	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 kmod-lint vmcheck
 
 check-plain:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 all test-progs

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device-memory accounting on 6.1: page_counter is not exported and misc
+ * cgroup resources are a compile-time list, so the module keeps its own
+ * hierarchical counters, one node per cgroup that has a usage or a limit,
+ * keyed by cgroup id.
+ *
+ * A charge walks from the client's cgroup (captured at open, referenced by
+ * the client) to the root; if any node would pass its limit nothing is
+ * charged (page_counter's rule) and the charge fails with -EDQUOT. Charges
+ * stay with the captured cgroup when the process migrates (memcg's rule).
+ * A node holds a cgroup reference only while it has usage, so a removed
+ * cgroup lives on (dying) exactly as long as clients charged to it hold
+ * charges; a limit alone does not pin a cgroup: the node remembers its id
+ * and is dropped once that id no longer resolves (lazily, when the nodes
+ * are listed) or the limit is removed.
+ *
+ * One mutex protects the tree and every client's charged[] (GPU memory
+ * allocation is not a hot path). cgroup_mutex (cgroup_path_ns) nests
+ * inside it; nothing of ours is taken under cgroup_mutex.
+ */
+#include <linux/cgroup.h>
+#include <linux/cgroup-defs.h>
+#include <linux/limits.h>
+#include <linux/mutex.h>
+#include <linux/nsproxy.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "axon_drv.h"
+#include "charge.h"
+#include "netlink.h"
+
+/**
+ * struct axon_cg_node - counters of one cgroup
+ * @id:		cgroup id
+ * @cgrp:	reference held while any @usage is non-zero, else NULL
+ * @usage:	bytes charged, per kind
+ * @limit:	bytes allowed (AXON_LIMIT_NONE: no limit), per kind
+ * @peak:	highest @usage seen, per kind
+ * @failcnt:	charges refused here, per kind
+ */
+struct axon_cg_node {
+	u64 id;
+	struct cgroup *cgrp;
+	u64 usage[AXON_CHARGE_KINDS];
+	u64 limit[AXON_CHARGE_KINDS];
+	u64 peak[AXON_CHARGE_KINDS];
+	u64 failcnt[AXON_CHARGE_KINDS];
+};
+
+/* Protects axon_cg_nodes, every node, and clients' charged[]. */
+static DEFINE_MUTEX(axon_charge_mutex);
+static DEFINE_XARRAY(axon_cg_nodes);
+
+static struct {
+	u64 charges;
+	u64 fails;
+	u64 uncharges;
+	u64 charged;
+} axon_charge_stat;
+
+static bool axon_node_busy(const struct axon_cg_node *n)
+{
+	unsigned int k;
+
+	for (k = 0; k < AXON_CHARGE_KINDS; k++)
+		if (n->usage[k] || n->limit[k] != AXON_LIMIT_NONE)
+			return true;
+	return false;
+}
+
+static u64 axon_node_usage(const struct axon_cg_node *n)
+{
+	u64 sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < AXON_CHARGE_KINDS; k++)
+		sum += n->usage[k];
+	return sum;
+}
+
+static void axon_node_free(struct axon_cg_node *n)
+{
+	lockdep_assert_held(&axon_charge_mutex);
+	xa_erase(&axon_cg_nodes, n->id);
+	if (n->cgrp)
+		cgroup_put(n->cgrp);
+	kfree(n);
+}
+
+static void axon_node_gc(struct axon_cg_node *n)
+{
+	if (n && !axon_node_busy(n))
+		axon_node_free(n);
+}
+
+static struct axon_cg_node *axon_node_get(u64 id, bool create)
+{
+	struct axon_cg_node *n;
+	unsigned int k;
+
+	lockdep_assert_held(&axon_charge_mutex);
+	n = xa_load(&axon_cg_nodes, id);
+	if (n || !create)
+		return n;
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return NULL;
+	n->id = id;
+	for (k = 0; k < AXON_CHARGE_KINDS; k++)
+		n->limit[k] = AXON_LIMIT_NONE;
+	if (xa_insert(&axon_cg_nodes, id, n, GFP_KERNEL)) {
+		kfree(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* Adds (or removes) usage on a node, taking or dropping its cgroup ref. */
+static void axon_node_add(struct axon_cg_node *n, struct cgroup *cgrp,
+			  unsigned int kind, u64 bytes, bool add)
+{
+	if (add) {
+		if (!axon_node_usage(n) && !n->cgrp) {
+			cgroup_get(cgrp);
+			n->cgrp = cgrp;
+		}
+		n->usage[kind] += bytes;
+		n->peak[kind] = max(n->peak[kind], n->usage[kind]);
+	} else {
+		n->usage[kind] -= bytes;
+		if (!axon_node_usage(n) && n->cgrp) {
+			cgroup_put(n->cgrp);
+			n->cgrp = NULL;
+		}
+	}
+}
+
+/**
+ * axon_charge() - charge a client's cgroup and its ancestors
+ * @c:		the client
+ * @kind:	AXON_CHARGE_*
+ * @bytes:	amount
+ *
+ * Return: 0, -EDQUOT (some limit would be passed; its failcnt is bumped
+ * and a LIMIT_HIT netlink event names the cgroup), -ENOENT (the client is
+ * gone or disconnected), -ENOMEM, -EOVERFLOW.
+ */
+int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
+{
+	struct axon_cg_node *n, *limited = NULL;
+	u64 limited_id = 0, usage = 0, limit = 0;
+	struct cgroup *cg;
+	int ret = 0;
+
+	if (!bytes)
+		return 0;
+	mutex_lock(&axon_charge_mutex);
+	if (c->charge_closed) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	if (c->charged[kind] + bytes < bytes) {
+		ret = -EOVERFLOW;
+		goto out_unlock;
+	}
+	for (cg = c->cgrp; cg; cg = cgroup_parent(cg)) {
+		n = axon_node_get(cgroup_id(cg), true);
+		if (!n) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (n->limit[kind] != AXON_LIMIT_NONE &&
+		    (n->usage[kind] + bytes < bytes ||
+		     n->usage[kind] + bytes > n->limit[kind])) {
+			n->failcnt[kind]++;
+			limited = n;
+			ret = -EDQUOT;
+			break;
+		}
+	}
+	if (ret) {
+		if (limited) {
+			limited_id = limited->id;
+			usage = limited->usage[kind];
+			limit = limited->limit[kind];
+		}
+		/* Drop nodes this attempt created and left empty. */
+		for (cg = c->cgrp; cg; cg = cgroup_parent(cg))
+			axon_node_gc(axon_node_get(cgroup_id(cg), false));
+		axon_charge_stat.fails++;
+		goto out_unlock;
+	}
+	for (cg = c->cgrp; cg; cg = cgroup_parent(cg))
+		axon_node_add(axon_node_get(cgroup_id(cg), false), cg, kind,
+			      bytes, true);
+	c->charged[kind] += bytes;
+	axon_charge_stat.charges++;
+	axon_charge_stat.charged += bytes;
+out_unlock:
+	mutex_unlock(&axon_charge_mutex);
+	axon_dbg(CHARGE, "client %llu charge %llu kind %u: %d\n", c->id,
+		 bytes, kind, ret);
+	if (ret == -EDQUOT)
+		axon_nl_limit_event(c, limited_id, kind, bytes, usage, limit);
+	return ret;
+}
+
+static void axon_uncharge_locked(struct axon_client *c, unsigned int kind,
+				 u64 bytes)
+{
+	struct cgroup *cg;
+
+	lockdep_assert_held(&axon_charge_mutex);
+	for (cg = c->cgrp; cg; cg = cgroup_parent(cg)) {
+		struct axon_cg_node *n = axon_node_get(cgroup_id(cg), false);
+
+		if (WARN_ON_ONCE(!n || n->usage[kind] < bytes))
+			continue;
+		axon_node_add(n, cg, kind, bytes, false);
+		axon_node_gc(n);
+	}
+	c->charged[kind] -= bytes;
+	axon_charge_stat.uncharges++;
+	axon_charge_stat.charged -= bytes;
+}
+
+/**
+ * axon_uncharge() - give back part of a client's charge
+ * @c:		the client
+ * @kind:	AXON_CHARGE_*
+ * @bytes:	at most what the client holds of @kind
+ *
+ * Return: 0, -EINVAL (more than charged), -ENOENT (closed: its charges were
+ * already given back).
+ */
+int axon_uncharge(struct axon_client *c, unsigned int kind, u64 bytes)
+{
+	int ret = 0;
+
+	if (!bytes)
+		return 0;
+	mutex_lock(&axon_charge_mutex);
+	if (c->charge_closed)
+		ret = -ENOENT;
+	else if (bytes > c->charged[kind])
+		ret = -EINVAL;
+	else
+		axon_uncharge_locked(c, kind, bytes);
+	mutex_unlock(&axon_charge_mutex);
+	return ret;
+}
+
+/**
+ * axon_charge_client_close() - give back everything a client holds
+ * @c:		the client
+ * @final:	refuse further charges (released or disconnected); false when
+ *		only the daemon went away
+ */
+void axon_charge_client_close(struct axon_client *c, bool final)
+{
+	unsigned int k;
+
+	mutex_lock(&axon_charge_mutex);
+	for (k = 0; k < AXON_CHARGE_KINDS; k++)
+		if (c->charged[k])
+			axon_uncharge_locked(c, k, c->charged[k]);
+	if (final)
+		c->charge_closed = true;
+	mutex_unlock(&axon_charge_mutex);
+}
+
+u64 axon_charge_client_total(struct axon_client *c)
+{
+	u64 sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < AXON_CHARGE_KINDS; k++)
+		sum += READ_ONCE(c->charged[k]);
+	return sum;
+}
+
+/**
+ * axon_limit_set() - set or remove a cgroup's limit
+ * @cgrp:	the cgroup (caller's reference)
+ * @kind:	AXON_CHARGE_*
+ * @limit:	bytes, or AXON_LIMIT_NONE
+ *
+ * A limit below the current usage is accepted: later charges fail.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int axon_limit_set(struct cgroup *cgrp, unsigned int kind, u64 limit)
+{
+	struct axon_cg_node *n;
+	int ret = 0;
+
+	mutex_lock(&axon_charge_mutex);
+	n = axon_node_get(cgroup_id(cgrp), limit != AXON_LIMIT_NONE);
+	if (n) {
+		n->limit[kind] = limit;
+		axon_node_gc(n);
+	} else if (limit != AXON_LIMIT_NONE) {
+		ret = -ENOMEM;
+	}
+	mutex_unlock(&axon_charge_mutex);
+	axon_dbg(CHARGE, "limit cgroup %llu kind %u: %llu\n", cgroup_id(cgrp),
+		 kind, limit);
+	return ret;
+}
+
+static int axon_node_report(struct axon_cg_node *n, struct cgroup *cgrp,
+			    unsigned int kind, char *buf, axon_cg_walk_fn fn,
+			    void *arg)
+{
+	struct axon_cg_info info = {
+		.id = n ? n->id : cgroup_id(cgrp),
+		.path = buf,
+		.kind = kind,
+		.usage = n ? n->usage[kind] : 0,
+		.limit = n ? n->limit[kind] : AXON_LIMIT_NONE,
+		.peak = n ? n->peak[kind] : 0,
+		.failcnt = n ? n->failcnt[kind] : 0,
+	};
+
+	if (cgroup_path_ns(cgrp, buf, PATH_MAX, current->nsproxy->cgroup_ns) < 0)
+		strscpy(buf, "?", PATH_MAX);
+	return fn(arg, &info);
+}
+
+/**
+ * axon_limit_get() - report one cgroup's counters (zeros if untracked)
+ * @cgrp:	the cgroup
+ * @kind:	AXON_CHARGE_*
+ * @fn:		called once with the counters
+ * @arg:	for @fn
+ *
+ * Return: what @fn returned, or -ENOMEM.
+ */
+int axon_limit_get(struct cgroup *cgrp, unsigned int kind,
+		   axon_cg_walk_fn fn, void *arg)
+{
+	char *buf;
+	int ret;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&axon_charge_mutex);
+	ret = axon_node_report(axon_node_get(cgroup_id(cgrp), false), cgrp,
+			       kind, buf, fn, arg);
+	mutex_unlock(&axon_charge_mutex);
+	kfree(buf);
+	return ret;
+}
+
+/* The reader's cgroup namespace is rooted at the real root. */
+static bool axon_cgns_is_init(void)
+{
+	return current->nsproxy->cgroup_ns->root_cset->dfl_cgrp ==
+	       &cgrp_dfl_root.cgrp;
+}
+
+/**
+ * axon_charge_walk() - report every tracked cgroup, in id order
+ * @cursor:	in: first id to report; out: where to resume if @fn stopped
+ * @fn:		called per node and kind; a negative return stops the walk
+ * @arg:	for @fn
+ *
+ * Nodes that only hold a limit and whose cgroup no longer exists are
+ * dropped here (when the reader sees the whole hierarchy).
+ *
+ * Return: 0 at the end, or @fn's negative return.
+ */
+int axon_charge_walk(unsigned long *cursor, axon_cg_walk_fn fn, void *arg)
+{
+	bool init_ns = axon_cgns_is_init();
+	struct axon_cg_node *n;
+	unsigned long idx = *cursor;
+	unsigned int k;
+	char *buf;
+	int ret = 0;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&axon_charge_mutex);
+	xa_for_each_start(&axon_cg_nodes, idx, n, *cursor) {
+		struct cgroup *cgrp = n->cgrp;
+		bool ref = false;
+
+		if (!cgrp) {
+			cgrp = cgroup_get_from_id(n->id);
+			if (IS_ERR(cgrp)) {
+				if (PTR_ERR(cgrp) == -ENOENT && init_ns)
+					axon_node_free(n);
+				continue;
+			}
+			ref = true;
+		}
+		for (k = 0; k < AXON_CHARGE_KINDS && !ret; k++)
+			ret = axon_node_report(n, cgrp, k, buf, fn, arg);
+		if (ref)
+			cgroup_put(cgrp);
+		if (ret) {
+			*cursor = idx;
+			break;
+		}
+	}
+	mutex_unlock(&axon_charge_mutex);
+	kfree(buf);
+	return ret;
+}
+
+void axon_charge_stats(u64 *charges, u64 *fails, u64 *uncharges, u64 *charged)
+{
+	mutex_lock(&axon_charge_mutex);
+	*charges = axon_charge_stat.charges;
+	*fails = axon_charge_stat.fails;
+	*uncharges = axon_charge_stat.uncharges;
+	*charged = axon_charge_stat.charged;
+	mutex_unlock(&axon_charge_mutex);
+}
+
+/* Module exit: no client is left, so only limit nodes remain. */
+void axon_charge_uninit(void)
+{
+	struct axon_cg_node *n;
+	unsigned long idx;
+
+	mutex_lock(&axon_charge_mutex);
+	xa_for_each(&axon_cg_nodes, idx, n) {
+		WARN_ON(axon_node_usage(n));
+		axon_node_free(n);
+	}
+	mutex_unlock(&axon_charge_mutex);
+	xa_destroy(&axon_cg_nodes);
+}

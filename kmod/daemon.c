@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon side of /dev/axon. One file at a time is attached; it reads
+ * struct axon_event records from a queue that holds at most one record per
+ * client (bits coalesce), so posting an event never allocates and never
+ * fails. Each queued client holds a reference, so a GONE record keeps the
+ * client (and its region) until the daemon has read it.
+ *
+ * Detach (release of the daemon's file) turns ACTIVE clients into ORPHANs
+ * (AXON_SQ_F_DAEMON_GONE in their daemon page, sleepers woken with
+ * -ECONNRESET), fails pending SETUPs unless wait_for_daemon is set, drops
+ * the queue and gives back every charge: device memory does not outlive
+ * the daemon that allocated it. The next daemon is told about the clients
+ * that remain with AXON_EV_EXISTING records.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/cgroup.h>
+
+#include "axon_drv.h"
+#include "charge.h"
+#include "client.h"
+#include "daemon.h"
+#include "netlink.h"
+#include "region.h"
+
+#define AXON_FEAT_ALL		((1U << AXON_FEAT_LAST) - 1)
+#define AXON_READ_BATCH		8
+
+static bool axon_may_attach(void)
+{
+	if (capable(CAP_SYS_ADMIN))
+		return true;
+	return axon_daemon_uid >= 0 &&
+	       uid_eq(current_euid(), make_kuid(&init_user_ns, axon_daemon_uid));
+}
+
+/**
+ * axon_daemon_queue_locked() - post events for a client
+ * @c:		the client
+ * @events:	AXON_EV_* bits
+ *
+ * Nothing happens unless a daemon is attached and knows the client. The
+ * caller holds a reference on @c (its file, or the lock guarantees a state
+ * that implies one).
+ */
+void axon_daemon_queue_locked(struct axon_client *c, u32 events)
+{
+	lockdep_assert_held(&axon_dev.lock);
+	if (!axon_dev.attached || !(c->flags & AXON_CF_ANNOUNCED))
+		return;
+	c->ev_bits |= events;
+	if (list_empty(&c->ev_node)) {
+		kref_get(&c->ref);
+		list_add_tail(&c->ev_node, &axon_dev.ev_list);
+	}
+	wake_up_interruptible(&axon_dev.ev_wq);
+}
+
+/**
+ * axon_daemon_doorbell() - a client rang (AXON_IOC_ENTER with to_submit)
+ * @c:	an ACTIVE client
+ */
+void axon_daemon_doorbell(struct axon_client *c)
+{
+	atomic64_inc(&axon_dev.stats.doorbells);
+	/*
+	 * The SQ tail was published before this call. If a DOORBELL record is
+	 * still queued the daemon has not read it yet and will look at the SQ
+	 * after reading it; the barrier pairs with the one in read().
+	 */
+	smp_mb();
+	if (READ_ONCE(c->ev_bits) & AXON_EV_DOORBELL)
+		return;
+	spin_lock(&axon_dev.lock);
+	if (c->state == AXON_KSTATE_ACTIVE)
+		axon_daemon_queue_locked(c, AXON_EV_DOORBELL);
+	spin_unlock(&axon_dev.lock);
+}
+
+/**
+ * axon_daemon_attach() - AXON_IOC_ATTACH: make this file the daemon's
+ * @file:	the caller's /dev/axon file (not set up)
+ * @c:		its client object, which stops being a client
+ * @flags:	must be 0
+ *
+ * Return: the number of clients announced with AXON_EV_EXISTING, or
+ * -EPERM (no CAP_SYS_ADMIN and not daemon_uid), -EBUSY (a daemon is
+ * attached), -EINVAL.
+ */
+long axon_daemon_attach(struct file *file, struct axon_client *c,
+			unsigned long flags)
+{
+	struct axon_client *x;
+	unsigned long id;
+	long n = 0;
+
+	if (flags)
+		return -EINVAL;
+	if (!axon_may_attach())
+		return -EPERM;
+
+	mutex_lock(&axon_dev.attach_mutex);
+	spin_lock(&axon_dev.lock);
+	if (axon_dev.attached) {
+		n = -EBUSY;
+		goto out_unlock;
+	}
+	if (c->state != AXON_KSTATE_NEW) {
+		n = -EINVAL;
+		goto out_unlock;
+	}
+	axon_client_set_state(c, AXON_CS_DAEMON);
+	axon_dev.attached = true;
+	axon_dev.gen++;
+	axon_dev.daemon_file = file;
+	axon_dev.daemon_pid = get_pid(task_tgid(current));
+	xa_for_each(&axon_dev.clients, id, x) {
+		if (x->state != AXON_KSTATE_PENDING &&
+		    x->state != AXON_KSTATE_ORPHAN)
+			continue;
+		/* PENDING and ORPHAN clients hold their file's reference. */
+		x->flags |= AXON_CF_ANNOUNCED;
+		axon_daemon_queue_locked(x, AXON_EV_EXISTING);
+		n++;
+	}
+	spin_unlock(&axon_dev.lock);
+	xa_erase(&axon_dev.clients, c->id);
+	atomic64_inc(&axon_dev.stats.attaches);
+	mutex_unlock(&axon_dev.attach_mutex);
+
+	axon_dbg(DAEMON, "daemon attached (pid %d), %ld clients exist\n",
+		 task_tgid_nr(current), n);
+	axon_nl_daemon_event(AXON_NLEV_DAEMON_ATTACH, task_tgid_nr(current));
+	return n;
+
+out_unlock:
+	spin_unlock(&axon_dev.lock);
+	mutex_unlock(&axon_dev.attach_mutex);
+	return n;
+}
+
+/**
+ * axon_daemon_detach() - the daemon's file is being released
+ * @file:	the daemon's file
+ * @c:		its (former) client object
+ */
+void axon_daemon_detach(struct file *file, struct axon_client *c)
+{
+	struct axon_client *x, *tmp;
+	struct pid *pid;
+	unsigned long id;
+	LIST_HEAD(drop);
+
+	mutex_lock(&axon_dev.attach_mutex);
+	spin_lock(&axon_dev.lock);
+	if (WARN_ON(axon_dev.daemon_file != file)) {
+		spin_unlock(&axon_dev.lock);
+		mutex_unlock(&axon_dev.attach_mutex);
+		return;
+	}
+	axon_dev.attached = false;
+	axon_dev.daemon_file = NULL;
+	pid = axon_dev.daemon_pid;
+	axon_dev.daemon_pid = NULL;
+	list_splice_init(&axon_dev.ev_list, &drop);
+	xa_for_each(&axon_dev.clients, id, x) {
+		x->flags &= ~AXON_CF_ANNOUNCED;
+		switch (x->state) {
+		case AXON_KSTATE_ACTIVE:
+			axon_client_set_state(x, AXON_KSTATE_ORPHAN);
+			x->region->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
+			wake_up_all(&x->wq);
+			break;
+		case AXON_KSTATE_PENDING:
+			if (axon_wait_for_daemon)
+				break;
+			x->error = -ECONNRESET;
+			axon_client_set_state(x, AXON_KSTATE_DEAD);
+			wake_up_all(&x->wq);
+			break;
+		}
+	}
+	axon_client_set_state(c, AXON_KSTATE_GONE);
+	spin_unlock(&axon_dev.lock);
+
+	/* Nothing is queued any more while detached: the list is ours. */
+	list_for_each_entry_safe(x, tmp, &drop, ev_node) {
+		spin_lock(&axon_dev.lock);
+		list_del_init(&x->ev_node);
+		x->ev_bits = 0;
+		spin_unlock(&axon_dev.lock);
+		axon_client_put(x);
+	}
+
+	id = 0;
+	while ((x = axon_client_next(&id))) {
+		axon_charge_client_close(x, false);
+		axon_client_put(x);
+	}
+	mutex_unlock(&axon_dev.attach_mutex);
+
+	axon_dbg(DAEMON, "daemon detached (pid %d)\n", pid_nr(pid));
+	axon_nl_daemon_event(AXON_NLEV_DAEMON_DETACH, pid_nr(pid));
+	put_pid(pid);
+}
+
+static void axon_event_identity(struct axon_event *ev, struct axon_client *c)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	ev->pid = pid_nr_ns(c->pid, task_active_pid_ns(current));
+	ev->uid = from_kuid_munged(ns, c->cred->uid);
+	ev->gid = from_kgid_munged(ns, c->cred->gid);
+	ev->cgroup_id = cgroup_id(c->cgrp);
+	ev->start_time_ns = c->start_boottime;
+	BUILD_BUG_ON(sizeof(ev->comm) < TASK_COMM_LEN);
+	memcpy(ev->comm, c->comm, TASK_COMM_LEN);
+}
+
+/* Puts records back at the head of the queue, in order, after a fault. */
+static void axon_requeue(struct axon_client **cs, struct axon_event *evs,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	spin_lock(&axon_dev.lock);
+	for (i = n; i-- > 0;) {
+		struct axon_client *c = cs[i];
+
+		c->ev_bits |= evs[i].events;
+		if (list_empty(&c->ev_node)) {
+			list_add(&c->ev_node, &axon_dev.ev_list);
+			cs[i] = NULL;	/* the queue keeps our reference */
+		}
+	}
+	spin_unlock(&axon_dev.lock);
+}
+
+/**
+ * axon_daemon_read() - read(2) on the daemon's fd
+ * @file:	the daemon's file
+ * @buf:	room for one or more struct axon_event
+ * @count:	bytes of room
+ *
+ * Blocks until a record is queued unless O_NONBLOCK. A record is removed
+ * only once it has been copied out.
+ *
+ * Return: bytes read (a multiple of the record size), -EAGAIN, -EINVAL
+ * (not the daemon, @count too small), -EFAULT, -ERESTARTSYS.
+ */
+ssize_t axon_daemon_read(struct file *file, char __user *buf, size_t count)
+{
+	struct axon_client *cs[AXON_READ_BATCH];
+	struct axon_event evs[AXON_READ_BATCH];
+	unsigned int n, got, i;
+	int ret;
+
+	n = min_t(size_t, count / sizeof(struct axon_event), AXON_READ_BATCH);
+	if (!n)
+		return -EINVAL;
+	for (;;) {
+		got = 0;
+		spin_lock(&axon_dev.lock);
+		while (got < n && !list_empty(&axon_dev.ev_list)) {
+			struct axon_client *c;
+
+			c = list_first_entry(&axon_dev.ev_list,
+					     struct axon_client, ev_node);
+			list_del_init(&c->ev_node);
+			memset(&evs[got], 0, sizeof(evs[got]));
+			evs[got].client_id = c->id;
+			evs[got].events = c->ev_bits;
+			evs[got].state = c->state < AXON_KSTATE_LAST ?
+					 c->state : AXON_KSTATE_GONE;
+			c->ev_bits = 0;
+			cs[got++] = c;
+		}
+		spin_unlock(&axon_dev.lock);
+		if (got)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(axon_dev.ev_wq,
+					       !list_empty(&axon_dev.ev_list));
+		if (ret)
+			return ret;
+	}
+	/* Pairs with the barrier in axon_daemon_doorbell(). */
+	smp_mb();
+	for (i = 0; i < got; i++)
+		axon_event_identity(&evs[i], cs[i]);
+	if (copy_to_user(buf, evs, got * sizeof(evs[0]))) {
+		axon_requeue(cs, evs, got);
+		ret = -EFAULT;
+	} else {
+		atomic64_add(got, &axon_dev.stats.events);
+		ret = got * sizeof(evs[0]);
+	}
+	for (i = 0; i < got; i++)
+		if (cs[i])
+			axon_client_put(cs[i]);
+	return ret;
+}
+
+__poll_t axon_daemon_poll(struct file *file, struct poll_table_struct *pt)
+{
+	poll_wait(file, &axon_dev.ev_wq, pt);
+	/* wait-queue insertion before the list check; pairs with wake_up */
+	smp_mb();
+	return list_empty(&axon_dev.ev_list) ? 0 : EPOLLIN | EPOLLRDNORM;
+}
+
+/* The daemon maps only the info page through its own fd, writable. */
+int axon_daemon_mmap(struct vm_area_struct *vma)
+{
+	return axon_info_mmap(vma, true);
+}
+
+/**
+ * axon_daemon_accept() - AXON_IOC_ACCEPT
+ * @ua:	struct axon_accept
+ *
+ * Return: 0, -ENOENT (no such client, or gone), -EALREADY (already served),
+ * -EINVAL.
+ */
+long axon_daemon_accept(struct axon_accept __user *ua)
+{
+	struct axon_accept a;
+	struct axon_client *c;
+	long ret = 0;
+
+	if (copy_from_user(&a, ua, sizeof(a)))
+		return -EFAULT;
+	if (a.resv0 || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
+	    (a.features & ~AXON_FEAT_ALL))
+		return -EINVAL;
+	c = axon_client_lookup(a.client_id);
+	if (!c)
+		return -ENOENT;
+	spin_lock(&axon_dev.lock);
+	switch (c->state) {
+	case AXON_KSTATE_PENDING:
+		c->params.features = a.features;
+		c->params.va_base = a.va_base;
+		c->params.va_size = a.va_size;
+		c->params.mint_credit = a.mint_credit;
+		c->flags |= AXON_CF_ANNOUNCED;
+		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
+		wake_up_all(&c->wq);
+		break;
+	case AXON_KSTATE_ORPHAN:
+		c->region->dpage->sq_flags &= ~AXON_SQ_F_DAEMON_GONE;
+		c->flags |= AXON_CF_ANNOUNCED;
+		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
+		wake_up_all(&c->wq);
+		break;
+	case AXON_KSTATE_ACTIVE:
+		ret = -EALREADY;
+		break;
+	case AXON_KSTATE_GONE:
+		ret = -ENOENT;
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	spin_unlock(&axon_dev.lock);
+	axon_dbg(FILE, "client %llu accept: %ld\n", c->id, ret);
+	axon_client_put(c);
+	return ret;
+}
+
+/**
+ * axon_daemon_disconnect() - AXON_IOC_DISCONNECT: refuse or end a client
+ * @ud:	struct axon_disconnect
+ *
+ * The client becomes DEAD: its pending SETUP and every later ENTER return
+ * the error, sleepers wake, its charges are given back.
+ *
+ * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL.
+ */
+long axon_daemon_disconnect(struct axon_disconnect __user *ud)
+{
+	struct axon_disconnect d;
+	struct axon_client *c;
+	long ret = 0;
+
+	if (copy_from_user(&d, ud, sizeof(d)))
+		return -EFAULT;
+	if (d.resv || d.error >= 0 || d.error < -MAX_ERRNO)
+		return -EINVAL;
+	c = axon_client_lookup(d.client_id);
+	if (!c)
+		return -ENOENT;
+	spin_lock(&axon_dev.lock);
+	switch (c->state) {
+	case AXON_KSTATE_PENDING:
+	case AXON_KSTATE_ACTIVE:
+	case AXON_KSTATE_ORPHAN:
+		c->error = d.error;
+		c->region->dpage->state = AXON_CLIENT_STATE_DEAD;
+		axon_client_set_state(c, AXON_KSTATE_DEAD);
+		wake_up_all(&c->wq);
+		break;
+	case AXON_KSTATE_DEAD:
+		ret = -EALREADY;
+		break;
+	case AXON_KSTATE_GONE:
+		ret = -ENOENT;
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	spin_unlock(&axon_dev.lock);
+	if (!ret)
+		axon_charge_client_close(c, true);
+	axon_client_put(c);
+	return ret;
+}
+
+static int axon_client_fd_release(struct inode *inode, struct file *file)
+{
+	axon_client_put(file->private_data);
+	return 0;
+}
+
+static int axon_client_fd_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct axon_client *c = file->private_data;
+
+	return axon_region_mmap(c->region, vma, true);
+}
+
+static const struct file_operations axon_client_fd_fops = {
+	.owner		= THIS_MODULE,
+	.release	= axon_client_fd_release,
+	.mmap		= axon_client_fd_mmap,
+	.llseek		= noop_llseek,
+};
+
+/**
+ * axon_daemon_client_fd() - AXON_IOC_CLIENT_FD: a descriptor to map a
+ * client's region with the daemon's permissions
+ * @uf:	struct axon_client_fd
+ *
+ * Return: 0 (fd filled in), -ENOENT (no such client, gone, or not set up),
+ * -EINVAL, -EMFILE.
+ */
+long axon_daemon_client_fd(struct axon_client_fd __user *uf)
+{
+	struct axon_client_fd a;
+	struct axon_params p;
+	struct axon_client *c;
+	struct file *f;
+	int fd, state;
+	long ret;
+
+	if (copy_from_user(&a, uf, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || a.fd || a.resv)
+		return -EINVAL;
+	c = axon_client_lookup(a.client_id);
+	if (!c)
+		return -ENOENT;
+	state = axon_client_state(c);
+	if (state != AXON_KSTATE_PENDING && state != AXON_KSTATE_ACTIVE &&
+	    state != AXON_KSTATE_ORPHAN) {
+		ret = -ENOENT;
+		goto err_put;
+	}
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto err_put;
+	}
+	/* The new file owns our reference from here on. */
+	f = anon_inode_getfile("[axon-client]", &axon_client_fd_fops, c,
+			       O_RDWR | O_CLOEXEC);
+	if (IS_ERR(f)) {
+		ret = PTR_ERR(f);
+		goto err_fd;
+	}
+	a.fd = fd;
+	spin_lock(&axon_dev.lock);
+	p = c->params;
+	spin_unlock(&axon_dev.lock);
+	if (copy_to_user(uf, &a, sizeof(a)) ||
+	    (a.params && copy_to_user(u64_to_user_ptr(a.params), &p,
+				      sizeof(p)))) {
+		fput(f);
+		put_unused_fd(fd);
+		return -EFAULT;
+	}
+	fd_install(fd, f);
+	return 0;
+
+err_fd:
+	put_unused_fd(fd);
+err_put:
+	axon_client_put(c);
+	return ret;
+}
+
+#define AXON_NOTIFY_CHUNK	32
+
+/**
+ * axon_daemon_notify() - AXON_IOC_NOTIFY: wake many clients at once
+ * @un:	struct axon_notify
+ *
+ * Return: the number of listed clients that are ACTIVE (and were woken).
+ */
+long axon_daemon_notify(struct axon_notify __user *un)
+{
+	u64 ids[AXON_NOTIFY_CHUNK];
+	const u64 __user *uids;
+	struct axon_notify a;
+	u32 done = 0;
+	long woken = 0;
+
+	if (copy_from_user(&a, un, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
+	    a.count > AXON_NOTIFY_MAX)
+		return -EINVAL;
+	uids = u64_to_user_ptr(a.ids);
+	while (done < a.count) {
+		u32 n = min_t(u32, a.count - done, AXON_NOTIFY_CHUNK);
+		u32 i;
+
+		if (copy_from_user(ids, uids + done, n * sizeof(ids[0])))
+			return -EFAULT;
+		rcu_read_lock();
+		for (i = 0; i < n; i++) {
+			struct axon_client *c;
+
+			c = xa_load(&axon_dev.clients, ids[i]);
+			if (!c || axon_client_state(c) != AXON_KSTATE_ACTIVE)
+				continue;
+			/* Freed only after a grace period: safe under RCU. */
+			wake_up_all(&c->wq);
+			woken++;
+		}
+		rcu_read_unlock();
+		done += n;
+	}
+	atomic64_inc(&axon_dev.stats.notifies);
+	return woken;
+}
+
+/**
+ * axon_daemon_charge() - AXON_IOC_CHARGE / AXON_IOC_UNCHARGE
+ * @uc:		struct axon_charge
+ * @charge:	charge (true) or uncharge
+ *
+ * Return: 0, -EDQUOT (a limit of the client's cgroup or an ancestor would
+ * be passed), -ENOENT (no such client, or it is gone or disconnected),
+ * -EINVAL (bad kind, reserved bits, uncharging more than charged).
+ */
+long axon_daemon_charge(struct axon_charge __user *uc, bool charge)
+{
+	struct axon_charge a;
+	struct axon_client *c;
+	long ret;
+
+	if (copy_from_user(&a, uc, sizeof(a)))
+		return -EFAULT;
+	if (a.resv || a.kind >= AXON_CHARGE_KINDS)
+		return -EINVAL;
+	c = axon_client_lookup(a.client_id);
+	if (!c)
+		return -ENOENT;
+	if (charge)
+		ret = axon_charge(c, a.kind, a.bytes);
+	else
+		ret = axon_uncharge(c, a.kind, a.bytes);
+	axon_client_put(c);
+	return ret;
+}

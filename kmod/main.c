@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axon.ko: /dev/axon, the kernel transport of the axon GPU-sharing layer.
+ * Module init and exit only; see axon_drv.h for the objects and locks and
+ * Documentation/kmod.md for the interface.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+
+#include "axon_drv.h"
+#include "chardev.h"
+#include "charge.h"
+#include "netlink.h"
+#include "proc.h"
+#include "region.h"
+
+struct axon_dev axon_dev;
+
+int axon_daemon_uid = -1;
+module_param_named(daemon_uid, axon_daemon_uid, int, 0644);
+MODULE_PARM_DESC(daemon_uid, "uid that may attach as the daemon without CAP_SYS_ADMIN (-1: none)");
+
+bool axon_wait_for_daemon;
+module_param_named(wait_for_daemon, axon_wait_for_daemon, bool, 0644);
+MODULE_PARM_DESC(wait_for_daemon, "AXON_IOC_SETUP waits for a daemon instead of failing with ECONNREFUSED/ECONNRESET");
+
+unsigned long axon_default_data_size = 8UL << 20;
+module_param_named(default_data_size, axon_default_data_size, ulong, 0644);
+MODULE_PARM_DESC(default_data_size, "data area bytes when a client asks for 0 (default 8 MiB)");
+
+unsigned long axon_max_data_size = AXON_KMOD_MAX_DATA_SIZE;
+module_param_named(max_data_size, axon_max_data_size, ulong, 0644);
+MODULE_PARM_DESC(max_data_size, "largest data area a client may ask for (at most 128 MiB)");
+
+unsigned int axon_dbg_mask;
+module_param_named(dbg_mask, axon_dbg_mask, uint, 0644);
+MODULE_PARM_DESC(dbg_mask, "debug log areas: 1 file, 2 daemon, 4 charge, 8 kref");
+
+static void axon_dev_init(void)
+{
+	mutex_init(&axon_dev.attach_mutex);
+	spin_lock_init(&axon_dev.lock);
+	INIT_LIST_HEAD(&axon_dev.ev_list);
+	init_waitqueue_head(&axon_dev.ev_wq);
+	xa_init(&axon_dev.clients);
+}
+
+static int __init axon_init(void)
+{
+	int ret;
+
+	axon_dev_init();
+	ret = axon_info_init();
+	if (ret)
+		return ret;
+	ret = axon_proc_init();
+	if (ret)
+		goto err_info;
+	ret = axon_nl_init();
+	if (ret)
+		goto err_proc;
+	ret = axon_chardev_init();
+	if (ret)
+		goto err_nl;
+	pr_info("axon: /dev/axon ready (ABI %u.%u)\n", AXON_ABI_MAJOR,
+		AXON_ABI_MINOR);
+	return 0;
+
+err_nl:
+	axon_nl_uninit();
+err_proc:
+	axon_proc_uninit();
+err_info:
+	axon_info_uninit();
+	return ret;
+}
+
+static void __exit axon_exit(void)
+{
+	axon_chardev_uninit();
+	axon_nl_uninit();
+	axon_proc_uninit();
+	axon_charge_uninit();
+	axon_info_uninit();
+	/* Clients are freed with kfree_rcu(); let those finish. */
+	rcu_barrier();
+	WARN_ON(!xa_empty(&axon_dev.clients));
+	xa_destroy(&axon_dev.clients);
+}
+
+module_init(axon_init);
+module_exit(axon_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("axon developers");
+MODULE_DESCRIPTION("axon GPU-sharing layer: client rings, daemon attach, cgroup accounting");
+MODULE_VERSION("1.0");

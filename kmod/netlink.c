@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family "axon" (init_net only). New family, so
+ * resv_start_op is 0: every command validates strictly and accepts only
+ * the attributes of its own policy. Setting limits needs CAP_NET_ADMIN;
+ * joining the "events" group too (the events name pids, uids, cgroups).
+ * Multicast is lossy: it is for monitoring tools; axond gets its client
+ * events from its fd.
+ */
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/limits.h>
+#include <linux/nsproxy.h>
+#include <linux/pid_namespace.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "axon_drv.h"
+#include "charge.h"
+#include "client.h"
+#include "netlink.h"
+#include "proc.h"
+#include "region.h"
+
+static struct genl_family axon_genl_family;
+
+enum axon_mcgrp {
+	AXON_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group axon_mcgrps[] = {
+	[AXON_MCGRP_EVENTS] = {
+		.name = AXON_GENL_MCGRP_EVENTS,
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
+};
+
+static const struct nla_policy axon_client_policy[AXON_A_MAX + 1] = {
+	[AXON_A_CLIENT_ID]	= { .type = NLA_U64 },
+};
+
+static const struct nla_policy axon_limit_policy[AXON_A_MAX + 1] = {
+	[AXON_A_CGROUP_ID]	= { .type = NLA_U64 },
+	[AXON_A_CGROUP_PATH]	= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
+	[AXON_A_KIND]		= NLA_POLICY_MAX(NLA_U32, AXON_CHARGE_KINDS - 1),
+	[AXON_A_LIMIT]		= { .type = NLA_U64 },
+};
+
+static void *axon_nl_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+			 u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &axon_genl_family, flags, cmd);
+}
+
+static int axon_nl_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 v[AXON_STAT_MAX + 1];
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	void *hdr;
+	int i;
+
+	axon_stats_read(v);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = axon_nl_put(msg, info->snd_portid, info->snd_seq, 0,
+			  AXON_CMD_GET_STATS);
+	if (!hdr)
+		goto err_free;
+	nest = nla_nest_start(msg, AXON_A_STATS);
+	if (!nest)
+		goto err_free;
+	for (i = AXON_STAT_CLIENTS; i <= AXON_STAT_MAX; i++)
+		if (nla_put_u64_64bit(msg, i, v[i], AXON_STAT_PAD))
+			goto err_free;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int axon_nl_fill_client(struct sk_buff *skb, u32 portid, u32 seq,
+			       int flags, struct axon_client *c, char *path)
+{
+	struct user_namespace *ns = current_user_ns();
+	struct axon_region *r = c->region;
+	u32 sq_tail = 0, sq_head = 0, cq_tail = 0;
+	void *hdr;
+
+	hdr = axon_nl_put(skb, portid, seq, flags, AXON_CMD_GET_CLIENT);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (axon_client_state(c) != AXON_KSTATE_NEW && r) {
+		sq_tail = READ_ONCE(r->cpage->sq_tail);
+		sq_head = READ_ONCE(r->dpage->sq_head);
+		cq_tail = READ_ONCE(r->dpage->cq_tail);
+	}
+	if (cgroup_path_ns(c->cgrp, path, PATH_MAX,
+			   current->nsproxy->cgroup_ns) < 0)
+		strscpy(path, "?", PATH_MAX);
+	if (nla_put_u64_64bit(skb, AXON_A_CLIENT_ID, c->id, AXON_A_PAD) ||
+	    nla_put_u32(skb, AXON_A_PID,
+			pid_nr_ns(c->pid, task_active_pid_ns(current))) ||
+	    nla_put_u32(skb, AXON_A_UID, from_kuid_munged(ns, c->cred->uid)) ||
+	    nla_put_u32(skb, AXON_A_GID, from_kgid_munged(ns, c->cred->gid)) ||
+	    nla_put_string(skb, AXON_A_COMM, c->comm) ||
+	    nla_put_u32(skb, AXON_A_STATE, axon_client_kstate(c)) ||
+	    nla_put_u64_64bit(skb, AXON_A_CGROUP_ID, cgroup_id(c->cgrp),
+			      AXON_A_PAD) ||
+	    nla_put_string(skb, AXON_A_CGROUP_PATH, path) ||
+	    nla_put_u64_64bit(skb, AXON_A_CHARGED, axon_charge_client_total(c),
+			      AXON_A_PAD) ||
+	    nla_put_u32(skb, AXON_A_SUBMITS, sq_tail) ||
+	    nla_put_u32(skb, AXON_A_COMPLETIONS, cq_tail) ||
+	    nla_put_u32(skb, AXON_A_DEPTH, sq_tail - sq_head)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int axon_nl_get_client(struct sk_buff *skb, struct genl_info *info)
+{
+	struct axon_client *c;
+	struct sk_buff *msg;
+	char *path;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AXON_A_CLIENT_ID))
+		return -EINVAL;
+	c = axon_client_lookup(nla_get_u64(info->attrs[AXON_A_CLIENT_ID]));
+	if (!c) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[AXON_A_CLIENT_ID],
+				    "no such client");
+		return -ENOENT;
+	}
+	ret = -ENOMEM;
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE + PATH_MAX, GFP_KERNEL);
+	if (path && msg)
+		ret = axon_nl_fill_client(msg, info->snd_portid, info->snd_seq,
+					  0, c, path);
+	axon_client_put(c);
+	kfree(path);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* cb->args[0]: the last client id dumped. */
+static int axon_nl_dump_clients(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	unsigned long id = cb->args[0];
+	struct axon_client *c;
+	char *path;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	while ((c = axon_client_next(&id))) {
+		int ret = axon_nl_fill_client(skb, NETLINK_CB(cb->skb).portid,
+					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					      c, path);
+
+		axon_client_put(c);
+		if (ret)
+			break;
+		cb->args[0] = id;
+	}
+	kfree(path);
+	return skb->len;
+}
+
+/* The cgroup named by CGROUP_PATH or CGROUP_ID (exactly one), referenced. */
+static struct cgroup *axon_nl_cgroup(struct genl_info *info)
+{
+	struct nlattr *p = info->attrs[AXON_A_CGROUP_PATH];
+	struct nlattr *id = info->attrs[AXON_A_CGROUP_ID];
+	struct cgroup *cgrp;
+
+	if (!!p == !!id) {
+		NL_SET_ERR_MSG(info->extack,
+			       "give exactly one of CGROUP_PATH and CGROUP_ID");
+		return ERR_PTR(-EINVAL);
+	}
+	if (p)
+		cgrp = cgroup_get_from_path(nla_data(p));
+	else
+		cgrp = cgroup_get_from_id(nla_get_u64(id));
+	if (IS_ERR(cgrp))
+		NL_SET_ERR_MSG_ATTR(info->extack, p ? p : id, "no such cgroup");
+	return cgrp;
+}
+
+static int axon_nl_set_limit(struct sk_buff *skb, struct genl_info *info)
+{
+	unsigned int kind = AXON_CHARGE_DEVICE_MEM;
+	struct cgroup *cgrp;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AXON_A_LIMIT))
+		return -EINVAL;
+	if (info->attrs[AXON_A_KIND])
+		kind = nla_get_u32(info->attrs[AXON_A_KIND]);
+	cgrp = axon_nl_cgroup(info);
+	if (IS_ERR(cgrp))
+		return PTR_ERR(cgrp);
+	ret = axon_limit_set(cgrp, kind,
+			     nla_get_u64(info->attrs[AXON_A_LIMIT]));
+	cgroup_put(cgrp);
+	return ret;
+}
+
+struct axon_nl_cg_ctx {
+	struct sk_buff *skb;
+	u32 portid;
+	u32 seq;
+	int flags;
+};
+
+static int axon_nl_fill_cg(void *arg, const struct axon_cg_info *cg)
+{
+	struct axon_nl_cg_ctx *ctx = arg;
+	struct sk_buff *skb = ctx->skb;
+	void *hdr;
+
+	hdr = axon_nl_put(skb, ctx->portid, ctx->seq, ctx->flags,
+			  AXON_CMD_GET_LIMIT);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, AXON_A_CGROUP_ID, cg->id, AXON_A_PAD) ||
+	    nla_put_string(skb, AXON_A_CGROUP_PATH, cg->path) ||
+	    nla_put_u32(skb, AXON_A_KIND, cg->kind) ||
+	    nla_put_u64_64bit(skb, AXON_A_USAGE, cg->usage, AXON_A_PAD) ||
+	    nla_put_u64_64bit(skb, AXON_A_LIMIT, cg->limit, AXON_A_PAD) ||
+	    nla_put_u64_64bit(skb, AXON_A_PEAK, cg->peak, AXON_A_PAD) ||
+	    nla_put_u64_64bit(skb, AXON_A_FAILCNT, cg->failcnt, AXON_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int axon_nl_get_limit(struct sk_buff *skb, struct genl_info *info)
+{
+	unsigned int kind = AXON_CHARGE_DEVICE_MEM;
+	struct axon_nl_cg_ctx ctx = {
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+	};
+	struct cgroup *cgrp;
+	int ret;
+
+	if (info->attrs[AXON_A_KIND])
+		kind = nla_get_u32(info->attrs[AXON_A_KIND]);
+	cgrp = axon_nl_cgroup(info);
+	if (IS_ERR(cgrp))
+		return PTR_ERR(cgrp);
+	ctx.skb = genlmsg_new(NLMSG_GOODSIZE + PATH_MAX, GFP_KERNEL);
+	if (!ctx.skb) {
+		cgroup_put(cgrp);
+		return -ENOMEM;
+	}
+	ret = axon_limit_get(cgrp, kind, axon_nl_fill_cg, &ctx);
+	cgroup_put(cgrp);
+	if (ret) {
+		nlmsg_free(ctx.skb);
+		return ret;
+	}
+	return genlmsg_reply(ctx.skb, info);
+}
+
+/* cb->args[0]: the cgroup id to resume from; cb->args[1]: done. */
+static int axon_nl_dump_limits(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct axon_nl_cg_ctx ctx = {
+		.skb = skb,
+		.portid = NETLINK_CB(cb->skb).portid,
+		.seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI,
+	};
+	unsigned long cursor = cb->args[0];
+	int ret;
+
+	if (cb->args[1])
+		return 0;
+	ret = axon_charge_walk(&cursor, axon_nl_fill_cg, &ctx);
+	if (ret == -EMSGSIZE) {
+		cb->args[0] = cursor;
+		return skb->len;
+	}
+	if (ret)
+		return ret;
+	cb->args[1] = 1;
+	return skb->len;
+}
+
+static const struct genl_ops axon_genl_ops[] = {
+	{
+		.cmd	= AXON_CMD_GET_STATS,
+		.doit	= axon_nl_stats,
+	},
+	{
+		.cmd	= AXON_CMD_GET_CLIENT,
+		.doit	= axon_nl_get_client,
+		.dumpit	= axon_nl_dump_clients,
+		.policy	= axon_client_policy,
+		.maxattr = AXON_A_MAX,
+	},
+	{
+		.cmd	= AXON_CMD_GET_LIMIT,
+		.doit	= axon_nl_get_limit,
+		.dumpit	= axon_nl_dump_limits,
+		.policy	= axon_limit_policy,
+		.maxattr = AXON_A_MAX,
+	},
+	{
+		.cmd	= AXON_CMD_SET_LIMIT,
+		.doit	= axon_nl_set_limit,
+		.policy	= axon_limit_policy,
+		.maxattr = AXON_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family axon_genl_family __ro_after_init = {
+	.name		= AXON_GENL_NAME,
+	.version	= AXON_GENL_VERSION,
+	.module		= THIS_MODULE,
+	.ops		= axon_genl_ops,
+	.n_ops		= ARRAY_SIZE(axon_genl_ops),
+	.mcgrps		= axon_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(axon_mcgrps),
+	.parallel_ops	= true,
+};
+
+static struct sk_buff *axon_nl_event_new(u32 event, void **hdr)
+{
+	struct sk_buff *skb;
+
+	if (!genl_has_listeners(&axon_genl_family, &init_net,
+				AXON_MCGRP_EVENTS))
+		return NULL;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &axon_genl_family, 0, AXON_CMD_EVENT);
+	if (!*hdr || nla_put_u32(skb, AXON_A_EVENT, event)) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static void axon_nl_event_send(struct sk_buff *skb, void *hdr, bool ok)
+{
+	if (!ok) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&axon_genl_family, skb, 0, AXON_MCGRP_EVENTS,
+			  GFP_KERNEL);
+}
+
+/* Ids in the events are global: pids and uids of the initial namespaces. */
+void axon_nl_client_event(u32 event, struct axon_client *c)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	bool ok;
+
+	skb = axon_nl_event_new(event, &hdr);
+	if (!skb)
+		return;
+	ok = !nla_put_u64_64bit(skb, AXON_A_CLIENT_ID, c->id, AXON_A_PAD) &&
+	     !nla_put_u32(skb, AXON_A_PID, pid_nr(c->pid)) &&
+	     !nla_put_u32(skb, AXON_A_UID,
+			  from_kuid_munged(&init_user_ns, c->cred->uid)) &&
+	     !nla_put_string(skb, AXON_A_COMM, c->comm) &&
+	     !nla_put_u64_64bit(skb, AXON_A_CGROUP_ID, cgroup_id(c->cgrp),
+				AXON_A_PAD);
+	axon_nl_event_send(skb, hdr, ok);
+}
+
+void axon_nl_daemon_event(u32 event, pid_t pid)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = axon_nl_event_new(event, &hdr);
+	if (!skb)
+		return;
+	axon_nl_event_send(skb, hdr, !nla_put_u32(skb, AXON_A_PID, pid));
+}
+
+void axon_nl_limit_event(struct axon_client *c, u64 cgroup_id,
+			 unsigned int kind, u64 bytes, u64 usage, u64 limit)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	bool ok;
+
+	skb = axon_nl_event_new(AXON_NLEV_LIMIT_HIT, &hdr);
+	if (!skb)
+		return;
+	ok = !nla_put_u64_64bit(skb, AXON_A_CLIENT_ID, c->id, AXON_A_PAD) &&
+	     !nla_put_u64_64bit(skb, AXON_A_CGROUP_ID, cgroup_id, AXON_A_PAD) &&
+	     !nla_put_u32(skb, AXON_A_KIND, kind) &&
+	     !nla_put_u64_64bit(skb, AXON_A_BYTES, bytes, AXON_A_PAD) &&
+	     !nla_put_u64_64bit(skb, AXON_A_USAGE, usage, AXON_A_PAD) &&
+	     !nla_put_u64_64bit(skb, AXON_A_LIMIT, limit, AXON_A_PAD);
+	axon_nl_event_send(skb, hdr, ok);
+}
+
+int __init axon_nl_init(void)
+{
+	return genl_register_family(&axon_genl_family);
+}
+
+void axon_nl_uninit(void)
+{
+	genl_unregister_family(&axon_genl_family);
+}

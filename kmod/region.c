@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Region memory: every page is allocated on its own with GFP_KERNEL_ACCOUNT
+ * (so the client's memcg pays for its rings and data area), the two header
+ * pages are vmap()ed for the kernel's own reads (ENTER, poll, /proc), and
+ * user mappings are made with vm_insert_pages(): the vma is VM_MIXEDMAP,
+ * every PTE holds a page reference, and get_user_pages() works on it (the
+ * daemon can pin the data area for DMA). See Documentation/kmod.md.
+ */
+#include <linux/kernel.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "axon_drv.h"
+#include "region.h"
+
+#define AXON_DEFAULT_SQ_ENTRIES	256
+
+static const u64 axon_part_off[AXON_PART_NR] = {
+	[AXON_PART_CLIENT]	= AXON_OFF_CLIENT_PAGE,
+	[AXON_PART_DAEMON]	= AXON_OFF_DAEMON_PAGE,
+	[AXON_PART_FRONTIER]	= AXON_OFF_FRONTIER,
+	[AXON_PART_SQES]	= AXON_OFF_SQES,
+	[AXON_PART_CQES]	= AXON_OFF_CQES,
+	[AXON_PART_DATA]	= AXON_OFF_DATA,
+};
+
+/* Who may write each part: the client (true) or the daemon (false). */
+static const bool axon_part_client_writes[AXON_PART_NR] = {
+	[AXON_PART_CLIENT]	= true,
+	[AXON_PART_SQES]	= true,
+	[AXON_PART_DATA]	= true,
+};
+
+/*
+ * Compat: vm_flags became read-only behind helpers in 6.3; Kbuild defines
+ * AXON_HAVE_VM_FLAGS_MOD when the headers have them.
+ */
+static inline void axon_vm_flags_mod(struct vm_area_struct *vma,
+				     vm_flags_t set, vm_flags_t clear)
+{
+#ifdef AXON_HAVE_VM_FLAGS_MOD
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/**
+ * axon_region_geometry() - the socket transport's layout, for the kernel
+ * @req:	what the client asked for (sizes only)
+ * @p:		filled: sizes, offsets, frontier entries
+ *
+ * Mirrors axond's negotiate(): same defaults, same rounding, same order, so
+ * one libaxon code path reads either transport's params.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int axon_region_geometry(const struct axon_params *req, struct axon_params *p)
+{
+	u64 data, max_data, off;
+	u32 sq, cq;
+
+	sq = req->sq_entries ? req->sq_entries : AXON_DEFAULT_SQ_ENTRIES;
+	if (sq > AXON_MAX_SQ_ENTRIES)
+		return -EINVAL;
+	sq = roundup_pow_of_two(sq);
+	cq = req->cq_entries ? req->cq_entries : 2 * sq;
+	if (cq > 2 * AXON_MAX_SQ_ENTRIES || cq < sq)
+		return -EINVAL;
+	cq = roundup_pow_of_two(cq);
+	max_data = min_t(u64, axon_max_data_size, AXON_KMOD_MAX_DATA_SIZE);
+	data = req->data_size ? req->data_size : axon_default_data_size;
+	data = PAGE_ALIGN(max_t(u64, data, 1));
+	if (data > max_data)
+		return -EINVAL;
+
+	memset(p, 0, sizeof(*p));
+	p->sq_entries = sq;
+	p->cq_entries = cq;
+	p->data_size = data;
+	p->frontier_entries = AXON_MAX_FRONTIER;
+	off = 0;
+	p->off_client = off;
+	off += PAGE_SIZE;
+	p->off_daemon = off;
+	off += PAGE_SIZE;
+	p->off_frontier = off;
+	off += PAGE_ALIGN((u64)p->frontier_entries * sizeof(__u64));
+	p->off_sqes = off;
+	off += PAGE_ALIGN((u64)sq * AXON_SQE_SIZE);
+	p->off_cqes = off;
+	off += PAGE_ALIGN((u64)cq * AXON_CQE_SIZE);
+	p->off_data = off;
+	off += data;
+	p->region_size = off;
+	return 0;
+}
+
+static void axon_free_pages(struct page **pages, unsigned long n)
+{
+	while (n--)
+		__free_page(pages[n]);
+}
+
+/**
+ * axon_region_alloc() - allocate and lay out a client's region
+ * @p:	geometry from axon_region_geometry()
+ *
+ * Runs in the client's context (AXON_IOC_SETUP) so the memcg of the caller
+ * is charged. Fatal signals abort a large allocation.
+ *
+ * Return: the region or an ERR_PTR (-ENOMEM, -EINTR).
+ */
+struct axon_region *axon_region_alloc(const struct axon_params *p)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN;
+	struct axon_daemon_page *dp;
+	struct axon_region *r;
+	unsigned long i;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct axon_client_page) > PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct axon_daemon_page) > PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct axon_sqe) != AXON_SQE_SIZE);
+	BUILD_BUG_ON(sizeof(struct axon_cqe) != AXON_CQE_SIZE);
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->nr_pages = p->region_size >> PAGE_SHIFT;
+	r->pages = kvmalloc_array(r->nr_pages, sizeof(*r->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!r->pages) {
+		ret = -ENOMEM;
+		goto err_free_r;
+	}
+	for (i = 0; i < r->nr_pages; i++) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_free_pages;
+		}
+		r->pages[i] = alloc_page(gfp);
+		if (!r->pages[i]) {
+			ret = -ENOMEM;
+			goto err_free_pages;
+		}
+		if (!(i & 255))
+			cond_resched();
+	}
+	r->hdr = vmap(r->pages, 2, VM_MAP, PAGE_KERNEL);
+	if (!r->hdr) {
+		ret = -ENOMEM;
+		goto err_free_pages;
+	}
+	r->cpage = r->hdr + p->off_client;
+	r->dpage = r->hdr + p->off_daemon;
+
+	r->first[AXON_PART_CLIENT] = p->off_client >> PAGE_SHIFT;
+	r->first[AXON_PART_DAEMON] = p->off_daemon >> PAGE_SHIFT;
+	r->first[AXON_PART_FRONTIER] = p->off_frontier >> PAGE_SHIFT;
+	r->first[AXON_PART_SQES] = p->off_sqes >> PAGE_SHIFT;
+	r->first[AXON_PART_CQES] = p->off_cqes >> PAGE_SHIFT;
+	r->first[AXON_PART_DATA] = p->off_data >> PAGE_SHIFT;
+	for (i = 0; i < AXON_PART_NR - 1; i++)
+		r->count[i] = r->first[i + 1] - r->first[i];
+	r->count[AXON_PART_DATA] = r->nr_pages - r->first[AXON_PART_DATA];
+
+	dp = r->dpage;
+	dp->sq_entries = p->sq_entries;
+	dp->sq_mask = p->sq_entries - 1;
+	dp->cq_entries = p->cq_entries;
+	dp->cq_mask = p->cq_entries - 1;
+	dp->state = AXON_CLIENT_STATE_ACTIVE;
+
+	atomic64_add(p->region_size, &axon_dev.stats.region_bytes);
+	return r;
+
+err_free_pages:
+	axon_free_pages(r->pages, i);
+	kvfree(r->pages);
+err_free_r:
+	kfree(r);
+	return ERR_PTR(ret);
+}
+
+void axon_region_free(struct axon_region *r)
+{
+	if (!r)
+		return;
+	atomic64_sub((u64)r->nr_pages << PAGE_SHIFT,
+		     &axon_dev.stats.region_bytes);
+	vunmap(r->hdr);
+	axon_free_pages(r->pages, r->nr_pages);
+	kvfree(r->pages);
+	kfree(r);
+}
+
+/* Nothing is ever faulted in: every page is inserted at mmap time. */
+static vm_fault_t axon_vm_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct axon_vm_ops = {
+	.fault = axon_vm_fault,
+};
+
+/*
+ * Checks and flags common to every axon mapping: shared only, never
+ * executable, read-only parts cannot be made writable later (VM_MAYWRITE
+ * cleared), no growth through mremap, not in core dumps, not inherited by
+ * fork() children.
+ */
+static int axon_vma_prepare(struct vm_area_struct *vma, bool writable)
+{
+	vm_flags_t clear = VM_MAYEXEC;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	if (!writable) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		clear |= VM_MAYWRITE;
+	}
+	axon_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
+			  clear);
+	vma->vm_ops = &axon_vm_ops;
+	return 0;
+}
+
+static int axon_insert(struct vm_area_struct *vma, struct page **pages,
+		       unsigned long n)
+{
+	unsigned long left = n;
+	int ret;
+
+	ret = vm_insert_pages(vma, vma->vm_start, pages, &left);
+	/*
+	 * On failure mmap_region() unmaps the vma, pages inserted so far
+	 * included.
+	 */
+	if (!ret && left)
+		ret = -EFAULT;
+	return ret;
+}
+
+/**
+ * axon_region_mmap() - map part of a region
+ * @r:		the region
+ * @vma:	the new vma; vm_pgoff selects the part (AXON_OFF_*) and the
+ *		page inside it
+ * @daemon:	map with the daemon's permissions instead of the client's
+ *
+ * Return: 0, -EINVAL (offset or size outside one part, MAP_PRIVATE),
+ * -EPERM (writable or executable mapping of a read-only part).
+ */
+int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
+		     bool daemon)
+{
+	unsigned long npages = vma_pages(vma);
+	unsigned long pgoff = vma->vm_pgoff;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < AXON_PART_NR; i++) {
+		unsigned long base = axon_part_off[i] >> PAGE_SHIFT;
+		unsigned long idx;
+		bool writable;
+
+		if (pgoff < base || pgoff - base >= r->count[i])
+			continue;
+		idx = pgoff - base;
+		if (npages > r->count[i] - idx)
+			return -EINVAL;
+		writable = i == AXON_PART_DATA ||
+			   axon_part_client_writes[i] != daemon;
+		ret = axon_vma_prepare(vma, writable);
+		if (ret)
+			return ret;
+		return axon_insert(vma, r->pages + r->first[i] + idx, npages);
+	}
+	return -EINVAL;
+}
+
+/* The global info page the daemon publishes; kept across daemon restarts. */
+static struct page *axon_info_pages[DIV_ROUND_UP(sizeof(struct axon_info),
+						 PAGE_SIZE)];
+
+int axon_info_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(axon_info_pages); i++) {
+		axon_info_pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!axon_info_pages[i]) {
+			axon_free_pages(axon_info_pages, i);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void axon_info_uninit(void)
+{
+	axon_free_pages(axon_info_pages, ARRAY_SIZE(axon_info_pages));
+}
+
+/**
+ * axon_info_mmap() - map the info page
+ * @vma:	vm_pgoff at AXON_OFF_INFO (or a page inside it)
+ * @daemon:	writable for the attached daemon, read-only for clients
+ *
+ * Return: 0 or a negative errno as for axon_region_mmap().
+ */
+int axon_info_mmap(struct vm_area_struct *vma, bool daemon)
+{
+	unsigned long base = AXON_OFF_INFO >> PAGE_SHIFT;
+	unsigned long n = ARRAY_SIZE(axon_info_pages);
+	unsigned long idx;
+	int ret;
+
+	if (vma->vm_pgoff < base || vma->vm_pgoff - base >= n)
+		return -EINVAL;
+	idx = vma->vm_pgoff - base;
+	if (vma_pages(vma) > n - idx)
+		return -EINVAL;
+	ret = axon_vma_prepare(vma, daemon);
+	if (ret)
+		return ret;
+	return axon_insert(vma, axon_info_pages + idx, vma_pages(vma));
+}

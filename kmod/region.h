@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A client's shared region and the global info page: allocation and mmap. */
+#ifndef AXON_KMOD_REGION_H
+#define AXON_KMOD_REGION_H
+
+#include <linux/types.h>
+#include <linux/axon.h>
+
+struct vm_area_struct;
+struct page;
+
+enum axon_part {
+	AXON_PART_CLIENT,
+	AXON_PART_DAEMON,
+	AXON_PART_FRONTIER,
+	AXON_PART_SQES,
+	AXON_PART_CQES,
+	AXON_PART_DATA,
+	AXON_PART_NR
+};
+
+/**
+ * struct axon_region - the pages of one client's region
+ * @pages:	every page, in region order (GFP_KERNEL_ACCOUNT, charged to
+ *		the memcg of the task that called SETUP)
+ * @nr_pages:	number of @pages
+ * @hdr:	kernel mapping of the client and daemon pages
+ * @cpage:	the client page in @hdr
+ * @dpage:	the daemon page in @hdr
+ * @first:	each part's first page index
+ * @count:	each part's page count
+ *
+ * Immutable after axon_region_alloc(); freed by axon_region_free() when
+ * the client object dies. User mappings keep their own page references.
+ */
+struct axon_region {
+	struct page **pages;
+	unsigned long nr_pages;
+	void *hdr;
+	struct axon_client_page *cpage;
+	struct axon_daemon_page *dpage;
+	unsigned long first[AXON_PART_NR];
+	unsigned long count[AXON_PART_NR];
+};
+
+int axon_region_geometry(const struct axon_params *req, struct axon_params *p);
+struct axon_region *axon_region_alloc(const struct axon_params *p);
+void axon_region_free(struct axon_region *r);
+int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
+		     bool daemon);
+
+int axon_info_init(void);
+void axon_info_uninit(void);
+int axon_info_mmap(struct vm_area_struct *vma, bool daemon);
+
+#endif

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Charges and limits through a 3-level cgroup v2 hierarchy
+ * (/axt, /axt/a, /axt/a/b): a client opened in b is charged to b, a and
+ * axt; a limit on a refuses with EDQUOT; moving the process does not move
+ * its charges; removing the cgroup keeps the counters consistent until the
+ * client goes; everything returns to zero. Limits are set through netlink
+ * by the netlink selftest; here the /proc view and ioctls are checked, with
+ * limits set through a tiny raw genetlink helper.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "axon_test.h"
+#include "kselftest_harness.h"
+
+#define CG	"/sys/fs/cgroup"
+
+/* ---- a minimal genetlink client (no libnl here) ------------------------ */
+
+struct nlreq {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char buf[512];
+};
+
+static void nla_add(struct nlreq *r, int type, const void *data, int len)
+{
+	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* Sends one request, returns the ACK's error (0 or -errno). */
+static int genl_req(struct nlreq *r)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[4096];
+	struct nlmsghdr *h;
+	int fd, ret = -EIO, fam = 0;
+	ssize_t n;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, r, r->n.nlmsg_len, 0, (void *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				if (!ret && fam)
+					ret = fam;
+				goto out;
+			}
+			if (h->nlmsg_type == GENL_ID_CTRL) {
+				struct genlmsghdr *g = NLMSG_DATA(h);
+				struct nlattr *a = (void *)((char *)g + GENL_HDRLEN);
+				int len = h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+
+				while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN) {
+					if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+						fam = *(uint16_t *)((char *)a + NLA_HDRLEN);
+					len -= NLA_ALIGN(a->nla_len);
+					a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
+				}
+			}
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+static int family_id(void)
+{
+	struct nlreq r = { 0 };
+
+	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r.n.nlmsg_type = GENL_ID_CTRL;
+	r.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	r.g.cmd = CTRL_CMD_GETFAMILY;
+	r.g.version = 1;
+	nla_add(&r, CTRL_ATTR_FAMILY_NAME, AXON_GENL_NAME, sizeof(AXON_GENL_NAME));
+	return genl_req(&r);
+}
+
+static int set_limit(const char *path, uint64_t limit)
+{
+	struct nlreq r = { 0 };
+	int fam = family_id();
+
+	if (fam <= 0)
+		return fam ? fam : -ENOENT;
+	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r.n.nlmsg_type = fam;
+	r.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	r.g.cmd = AXON_CMD_SET_LIMIT;
+	r.g.version = AXON_GENL_VERSION;
+	nla_add(&r, AXON_A_CGROUP_PATH, path, strlen(path) + 1);
+	nla_add(&r, AXON_A_LIMIT, &limit, sizeof(limit));
+	return genl_req(&r);
+}
+
+/* ---- cgroup helpers ---------------------------------------------------- */
+
+static int cg_move(const char *cg, pid_t pid)
+{
+	char path[256], v[32];
+
+	snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
+	snprintf(v, sizeof(v), "%d", pid);
+	return write_file(path, v);
+}
+
+static uint64_t cg_id(const char *cg)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), CG "%s", cg);
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+/* The usage column of /proc/axon/cgroups for cgroup cg, -1 if untracked. */
+static long long cg_usage(const char *cg)
+{
+	char buf[64];
+
+	if (proc_field("cgroups", cg_id(cg), "id", "usage", buf, sizeof(buf)))
+		return -1;
+	return atoll(buf);
+}
+
+static long long cg_failcnt(const char *cg)
+{
+	char buf[64];
+
+	if (proc_field("cgroups", cg_id(cg), "id", "failcnt", buf, sizeof(buf)))
+		return -1;
+	return atoll(buf);
+}
+
+static void cg_cleanup(void)
+{
+	static const char *const dirs[] = {
+		"/axt/a/b", "/axt/a/c", "/axt/a", "/axt/d", "/axt",
+	};
+	unsigned int i;
+
+	cg_move("", getpid());
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), CG "%s", dirs[i]);
+		rmdir(path);
+	}
+}
+
+/*
+ * A client child: joins cgroup cg, opens and sets up (SETUP waits for the
+ * test, which is the daemon), then sleeps. The id comes from the OPEN event.
+ */
+static pid_t client_in(const char *cg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct tclient c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close_inherited_fds(-1);
+		if (cg_move(cg, getpid()) || tclient_open(&c) ||
+		    tclient_setup(&c, 4, 4096))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+FIXTURE(cg) {
+	struct tdaemon d;
+};
+
+FIXTURE_SETUP(cg)
+{
+	/* the VM mounts cgroup2 there; a skip here would still run the body */
+	ASSERT_EQ(0, access(CG "/cgroup.procs", F_OK));
+	cg_cleanup();
+	ASSERT_EQ(0, mkdir(CG "/axt", 0755));
+	ASSERT_EQ(0, mkdir(CG "/axt/a", 0755));
+	ASSERT_EQ(0, mkdir(CG "/axt/a/b", 0755));
+	ASSERT_EQ(0, mkdir(CG "/axt/a/c", 0755));
+	ASSERT_EQ(0, mkdir(CG "/axt/d", 0755));
+	/* this process is the daemon (in the root cgroup) */
+	ASSERT_EQ(0, tdaemon_attach(&self->d));
+}
+
+FIXTURE_TEARDOWN(cg)
+{
+	tdaemon_close(&self->d);
+	set_limit("/axt", AXON_LIMIT_NONE);
+	set_limit("/axt/a", AXON_LIMIT_NONE);
+	cg_cleanup();
+}
+
+TEST_F(cg, hierarchy)
+{
+	uint64_t id, id2;
+	pid_t pid, pid2;
+	struct axon_event ev;
+
+	/* client in /axt/a/b */
+	pid = client_in("/axt/a/b");
+	ASSERT_GT(pid, 0);
+	/* its SETUP waits for us */
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	EXPECT_EQ(cg_id("/axt/a/b"), ev.cgroup_id);
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id = ev.client_id;
+
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, true));
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	EXPECT_EQ(1000, cg_usage("/axt/a"));
+	EXPECT_EQ(1000, cg_usage("/axt"));
+	EXPECT_EQ(-1, cg_usage("/axt/a/c"));
+	EXPECT_GE(cg_usage("/"), 1000);
+
+	/* a limit on the middle level */
+	ASSERT_EQ(0, set_limit("/axt/a", 3000));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 2000, true));
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id, 1, true));
+	EXPECT_EQ(1, cg_failcnt("/axt/a"));
+	EXPECT_EQ(3000, cg_usage("/axt/a/b"));
+	/* a sibling under the same limit is refused too */
+	pid2 = client_in("/axt/a/c");
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id2 = ev.client_id;
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id2, 10, true));
+	EXPECT_EQ(2, cg_failcnt("/axt/a"));
+	/* uncharge, then it fits */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 500, false));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id2, 500, true));
+	EXPECT_EQ(2500, cg_usage("/axt/a/b"));
+	EXPECT_EQ(500, cg_usage("/axt/a/c"));
+	EXPECT_EQ(3000, cg_usage("/axt/a"));
+	/* more than charged cannot go back */
+	EXPECT_EQ(-EINVAL, tdaemon_charge(&self->d, id2, 501, false));
+	/* a limit on the top level bites too */
+	ASSERT_EQ(0, set_limit("/axt/a", AXON_LIMIT_NONE));
+	ASSERT_EQ(0, set_limit("/axt", 3100));
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id2, 101, true));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id2, 100, true));
+	EXPECT_EQ(1, cg_failcnt("/axt"));
+
+	/* migration: charges stay with the cgroup the client opened in */
+	ASSERT_EQ(0, cg_move("/axt/d", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 0, true));
+	EXPECT_EQ(2500, cg_usage("/axt/a/b"));
+	EXPECT_EQ(-1, cg_usage("/axt/d"));
+	/* removal: b is empty of processes now, rmdir works; the counters of
+	 * the dying cgroup's ancestors stay until the client goes */
+	ASSERT_EQ(0, rmdir(CG "/axt/a/b"));
+	EXPECT_EQ(3100, cg_usage("/axt"));
+	EXPECT_EQ(3100, cg_usage("/axt/a"));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 100, false));
+	EXPECT_EQ(3000, cg_usage("/axt"));
+
+	/* the client dies: its charges go, whatever the daemon does */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(600, cg_usage("/axt"));
+	EXPECT_EQ(600, cg_usage("/axt/a"));
+	kill(pid2, SIGKILL);
+	waitpid(pid2, NULL, 0);
+	/* a limit keeps a node; without usage and limit it is gone */
+	EXPECT_EQ(0, cg_usage("/axt"));
+	EXPECT_EQ(-1, cg_usage("/axt/a"));
+	EXPECT_EQ(-1, cg_usage("/axt/a/c"));
+	tdaemon_loop(&self->d, 100);
+}
+
+/* A limit on a cgroup that is then removed disappears from the table. */
+TEST_F(cg, limit_on_removed_cgroup)
+{
+	uint64_t id = cg_id("/axt/d");
+	char buf[64];
+
+	ASSERT_EQ(0, set_limit("/axt/d", 12345));
+	EXPECT_EQ(0, proc_field("cgroups", id, "id", "limit", buf, sizeof(buf)));
+	EXPECT_STREQ("12345", buf);
+	ASSERT_EQ(0, rmdir(CG "/axt/d"));
+	EXPECT_EQ(-ENOENT, proc_field("cgroups", id, "id", "limit", buf, sizeof(buf)));
+	EXPECT_EQ(-ENOENT, set_limit("/axt/d", 1));
+}
+
+/* The daemon dies: every charge goes back. */
+TEST_F(cg, daemon_death_uncharges)
+{
+	struct axon_event ev;
+	pid_t pid;
+
+	pid = client_in("/axt/a/c");
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, ev.client_id, 4096, true));
+	EXPECT_EQ(4096, cg_usage("/axt/a/c"));
+	tdaemon_close(&self->d);
+	EXPECT_EQ(-1, cg_usage("/axt/a/c"));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ASSERT_EQ(0, tdaemon_attach(&self->d));
+}
+
+TEST_HARNESS_MAIN

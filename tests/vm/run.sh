@@ -1,0 +1,189 @@
+#!/bin/sh
+# make vmcheck: boots Debian's stock 6.1 kernel (and, when the debug kernel
+# packages are there, the KASAN/lockdep/kmemleak build of the same source)
+# in qemu (TCG) with an initramfs holding busybox, axon.ko built for that
+# kernel, the selftests and their shared libraries; runs tests/vm/init as
+# PID 1; fails on any test failure and on any kernel splat in the log.
+#
+#   tests/vm/run.sh BUILD
+#
+# Environment: AXON_DEBUG_KERNEL_DIR (default: ../shared/kernel next to the
+# repository, else /work/shared/kernel), AXON_VM_STOCK=0 / AXON_VM_DEBUG=0
+# to skip one, AXON_VM_TIMEOUT (seconds per VM, default 280), AXON_VM_TESTS
+# (only these selftests), AXON_KMOD_SRC (another module source directory).
+set -eu
+build=${1:?usage: run.sh BUILD}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$build" && pwd)
+vm=$build/vm
+mkdir -p "$vm"
+timeout_s=${AXON_VM_TIMEOUT:-280}
+
+t0=$(date +%s)
+log() { echo "vmcheck: [$(( $(date +%s) - t0 ))s] $*"; }
+die() { echo "vmcheck: $*" >&2; exit 1; }
+
+for tool in qemu-system-x86_64 cpio gzip ldd; do
+	command -v $tool >/dev/null 2>&1 || die "$tool missing: run tests/vm/install-deps"
+done
+busybox=$(command -v busybox || echo /bin/busybox)
+ldd "$busybox" 2>&1 | grep -q "not a dynamic executable" ||
+	die "$busybox is not statically linked: apt-get install busybox-static"
+[ -d "$build/selftests" ] || die "no $build/selftests: run make selftests"
+
+# Builds axon.ko for kernel headers $1 into directory $2.
+build_module() {
+	km=${AXON_KMOD_SRC:-$src/kmod}
+	# another source tree than last time: start afresh
+	[ "$(cat "$2/.src" 2>/dev/null)" = "$km" ] || rm -rf "$2"
+	mkdir -p "$2"
+	echo "$km" > "$2/.src"
+	for f in "$km"/*.c "$km"/*.h "$km"/Kbuild; do
+		ln -sf "$f" "$2/"
+	done
+	MAKEFLAGS= make -s -j"$(nproc)" -C "$1" M="$2" AXON_UAPI="$src/uapi" modules >"$2/build.log" 2>&1 ||
+		{ cat "$2/build.log"; die "module build against $1 failed"; }
+}
+
+# The shared libraries of the selftests, with the loader, into $1.
+copy_libs() {
+	for p in "$build"/selftests/*_test; do
+		ldd "$p" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'
+	done | sort -u | while read -r lib; do
+		mkdir -p "$1$(dirname "$lib")"
+		cp -L "$lib" "$1$lib"
+	done
+}
+
+# The common part of the initramfs (everything but the module).
+base=$vm/rootfs-base
+rm -rf "$base"
+mkdir -p "$base/bin" "$base/sbin" "$base/proc" "$base/sys" "$base/dev" \
+	"$base/tmp" "$base/axon/selftests" "$base/etc"
+cp "$busybox" "$base/bin/busybox"
+ln -s busybox "$base/bin/sh"
+cp "$src/tests/vm/init" "$base/init"
+if [ -n "${AXON_VM_TESTS:-}" ]; then
+	for t in $AXON_VM_TESTS; do cp "$build/selftests/$t" "$base/axon/selftests/"; done
+else
+	cp "$build"/selftests/*_test "$base/axon/selftests/"
+fi
+copy_libs "$base"
+echo "root:x:0:0:root:/:/bin/sh" > "$base/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$base/etc/passwd"
+echo "root:x:0:" > "$base/etc/group"
+
+# mkinitrd NAME KO: $vm/NAME.cpio.gz
+mkinitrd() {
+	root=$vm/rootfs-$1
+	rm -rf "$root"
+	cp -a "$base" "$root"
+	cp "$2" "$root/axon/axon.ko"
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$vm/$1.cpio.gz"
+}
+
+# boot NAME KERNEL APPEND: serial console into $vm/NAME.log
+boot() {
+	log "booting $1 ($2)"
+	timeout -k 5 "$timeout_s" qemu-system-x86_64 -M q35 -accel tcg -cpu max \
+		-smp 2 -m 512 -nographic -no-reboot -nic none \
+		-kernel "$2" -initrd "$vm/$1.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet log_buf_len=4M $3" \
+		</dev/null >"$vm/$1.log" 2>&1 || true
+}
+
+# check NAME: prints the TAP summaries and fails on failures and splats.
+check() {
+	l=$vm/$1.log
+	tr -d '\r' < "$l" > "$l.txt"
+	grep -E '^(# Totals|# (PASSED|FAILED)|axon-vm: (RESULT|SUMMARY))' "$l.txt" |
+		sed "s/^/  [$1] /"
+	ok=1
+	set -- $(awk -F'[: ]+' '/^# Totals:/ { p += $4; f += $6 + $14; s += $12 }
+		END { print p + 0, f + 0, s + 0 }' "$l.txt") "$1"
+	echo "  [$4] TAP totals: $1 passed, $2 failed, $3 skipped"
+	tap_pass=$((tap_pass + $1)); tap_fail=$((tap_fail + $2)); tap_skip=$((tap_skip + $3))
+	set -- "$4"
+	grep -q '^axon-vm: SUMMARY [0-9]* passed, 0 failed' "$l.txt" ||
+		{ log "$1: tests failed or the VM did not finish (log: $l.txt)"; ok=0; }
+	splats=$(sed -n '/^axon-vm: DMESG-BEGIN/,/^axon-vm: DMESG-END/p' "$l.txt" |
+		grep -E 'BUG:|WARNING:|KASAN|kmemleak: [0-9]+ new suspected|unreferenced object|possible recursive locking|circular locking|suspicious RCU|Oops|UBSAN|general protection fault|list_(add|del) corruption|INFO: task .* blocked|soft lockup|refcount_t:' || true)
+	leaks=$(grep -E '^unreferenced object' "$l.txt" || true)
+	# every client the module created (dbg_mask=8) was destroyed
+	created=$(grep -c 'axon: client [0-9]* created' "$l.txt" || true)
+	destroyed=$(grep -c 'axon: client [0-9]* destroyed' "$l.txt" || true)
+	echo "  [$1] clients created $created, destroyed $destroyed"
+	if [ "$created" != "$destroyed" ] || [ "$created" = 0 ]; then
+		log "$1: client objects created and destroyed do not pair up"
+		ok=0
+	fi
+	if [ -n "$splats$leaks" ]; then
+		log "$1: kernel reported problems:"
+		printf '%s\n%s\n' "$splats" "$leaks" | sed '/^$/d' | head -n 40
+		ok=0
+	fi
+	[ $ok = 1 ]
+}
+
+status=0
+kver=""
+tap_pass=0 tap_fail=0 tap_skip=0
+if [ "${AXON_VM_STOCK:-1}" = 1 ]; then
+	for h in $(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -rV); do
+		v=${h#/usr/src/linux-headers-}
+		if [ -r "/boot/vmlinuz-$v" ]; then kver=$v; break; fi
+	done
+	[ -n "$kver" ] || die "no /boot/vmlinuz-X with /usr/src/linux-headers-X: run tests/vm/install-deps"
+fi
+
+dbgdir=${AXON_DEBUG_KERNEL_DIR:-}
+if [ -z "$dbgdir" ]; then
+	for d in "$src/../shared/kernel" /work/shared/kernel; do
+		if ls "$d"/linux-image-*.deb >/dev/null 2>&1; then dbgdir=$d; break; fi
+	done
+fi
+debug=0
+if [ "${AXON_VM_DEBUG:-1}" = 1 ] && [ -n "$dbgdir" ] &&
+   ls "$dbgdir"/linux-image-*.deb >/dev/null 2>&1 &&
+   ls "$dbgdir"/linux-headers-*.deb >/dev/null 2>&1; then
+	debug=1
+else
+	log "no debug kernel packages (AXON_DEBUG_KERNEL_DIR): stock kernel only"
+fi
+
+# The debug VM is the long pole: build for it and boot it first, then do the
+# stock kernel while it runs (one TCG thread per vCPU, 2 vCPUs each).
+if [ $debug = 1 ]; then
+	dk=$vm/debug-kernel
+	stamp=$dk/.stamp-$(ls "$dbgdir"/*.deb | xargs cat | cksum | cut -d' ' -f1)
+	if [ ! -e "$stamp" ]; then
+		rm -rf "$dk"
+		mkdir -p "$dk"
+		for deb in "$dbgdir"/linux-image-*.deb "$dbgdir"/linux-headers-*.deb; do
+			dpkg-deb -x "$deb" "$dk"
+		done
+		touch "$stamp"
+	fi
+	dimg=$(ls "$dk"/boot/vmlinuz-* | head -n 1)
+	dhdr=$(ls -d "$dk"/usr/src/linux-headers-* | head -n 1)
+	build_module "$dhdr" "$vm/debug-kmod"
+	mkinitrd debug "$vm/debug-kmod/axon.ko"
+	boot debug "$dimg" "kfence.sample_interval=10" &
+	debug_vm=$!
+fi
+if [ -n "$kver" ]; then
+	build_module "/usr/src/linux-headers-$kver" "$vm/stock-kmod"
+	mkinitrd stock "$vm/stock-kmod/axon.ko"
+	boot stock "/boot/vmlinuz-$kver" "slub_debug=FZPU page_poison=1 kfence.sample_interval=10"
+fi
+[ $debug = 1 ] && wait $debug_vm
+
+if [ -n "$kver" ]; then
+	check stock || status=1
+fi
+if [ $debug = 1 ]; then
+	check debug || status=1
+fi
+echo "vmcheck: $tap_pass passed, $tap_fail failed, $tap_skip skipped"
+[ $status = 0 ] && log "all VMs passed" || log "FAILED"
+exit $status
