@@ -34,3 +34,6 @@ $(BENCH_SHIM): $(BUILD)/obj/bench/bench-shim.o $(SHIM_LIB)
 
 bench: all $(BENCH_RING) $(BENCH_SHIM) $(BENCH_DATA)
 	$(Q)$(BENCH_RING) --build $(BUILD) $(BENCH_ARGS)
+
+# GPU benchmarks: native against axon (bench/gpu/run.sh on a GPU machine).
+include bench/gpu/gpu.mk
