@@ -111,8 +111,19 @@ struct pending_cqe {
 	uint64_t t_start;
 };
 
+enum client_transport {
+	CLIENT_UNIX = 1,	/* socket + memfd (advisory) */
+	CLIENT_KMOD = 2,	/* /dev/axon (kernel-enforced) */
+};
+
 struct client {
 	uint64_t id;
+	int transport;		/* CLIENT_* */
+	uint64_t kmod_id;	/* the kernel's id of a CLIENT_KMOD client */
+	int kmod_fd;		/* its AXON_IOC_CLIENT_FD descriptor */
+	void *kmod_maps[6];	/* its region, one mapping per part */
+	size_t kmod_map_len[6];
+	uint64_t cgroup_id;
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
@@ -168,6 +179,7 @@ struct axond_config {
 	const char *listen;
 	const char *backend;
 	const char *vendor_lib;	/* cuda backend: NVIDIA's libcuda.so.1 */
+	const char *kmod;	/* /dev/axon path, "off", or NULL: if present */
 	uint64_t sim_mem;
 	unsigned int spin_us;
 	unsigned int max_clients;
@@ -188,6 +200,9 @@ struct axond {
 	int epoll_fd;
 	int signal_fd;
 	int worker_fd;		/* eventfd: the worker has completions */
+	int kmod_fd;		/* attached to /dev/axon, or -1 */
+	void *kmod_info;	/* the kernel's info page, mapped */
+	size_t kmod_info_size;
 	char sock_path[108];
 
 	struct client *clients;	/* list head */
@@ -238,6 +253,20 @@ void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *a
 struct client *client_create(struct axond *d, int sock_fd,
 			     const struct axon_hello *hello,
 			     struct axon_welcome *w);
+struct client *client_alloc(struct axond *d);
+int client_activate(struct axond *d, struct client *c, struct axon_welcome *w);
+void client_free(struct client *c);
+
+/* kmod.c: the /dev/axon transport */
+int kmod_attach(struct axond *d);
+void kmod_events(struct axond *d);
+void kmod_wake(struct axond *d, struct client *c);
+int kmod_charge(struct axond *d, struct client *c, uint64_t bytes);
+void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes);
+void kmod_disconnect(struct axond *d, struct client *c, int error);
+void kmod_client_gone(struct axond *d, struct client *c);
+void kmod_client_fini(struct client *c);
+void kmod_detach(struct axond *d);
 void client_get(struct client *c);
 void client_put(struct axond *d, struct client *c);
 void client_disconnect(struct axond *d, struct client *c);
@@ -247,7 +276,7 @@ void client_latch_error(struct client *c, struct ctx *ctx, uint32_t res);
 int dispatch_client(struct axond *d, struct client *c, unsigned int budget);
 void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
 		       int32_t res, uint64_t aux0, uint64_t aux1);
-void dispatch_wake_client(struct client *c);
+void dispatch_wake_client(struct axond *d, struct client *c);
 int dispatch_done_queue(struct axond *d);
 void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 		       uint64_t user_data,
@@ -262,6 +291,7 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 #define EV_LISTEN	1ULL
 #define EV_SIGNAL	2ULL
 #define EV_WORKER	3ULL
+#define EV_KMOD		4ULL
 #define EV_PENDING	(1ULL << 62)
 #define EV_DOORBELL_BIT	1ULL
 #define EV_TRACER_BIT	2ULL

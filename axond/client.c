@@ -232,7 +232,7 @@ static void free_alloc(uint64_t base, uint64_t len, void *value, void *arg)
 
 static struct axond *the_daemon;	/* for client_put on the executor */
 
-static void client_free(struct client *c)
+void client_free(struct client *c)
 {
 	struct axond *d = the_daemon;
 	void *arg[2] = { d, c };
@@ -258,6 +258,10 @@ static void client_free(struct client *c)
 		munmap(c->region, c->region_size);
 	if (c->region_fd >= 0)
 		close(c->region_fd);
+	if (c->doorbell_fd >= 0)
+		close(c->doorbell_fd);
+	if (c->transport == CLIENT_KMOD)
+		kmod_client_fini(c);
 	free(c);
 }
 
@@ -273,71 +277,57 @@ void client_put(struct axond *d, struct client *c)
 		client_free(c);
 }
 
-struct client *client_create(struct axond *d, int sock_fd,
-			     const struct axon_hello *hello,
-			     struct axon_welcome *w)
+/* A fresh client object: locks, maps and tables, no transport yet. */
+struct client *client_alloc(struct axond *d)
 {
-	struct client *c;
-	uint64_t credit;
-	int ret;
+	struct client *c = calloc(1, sizeof(*c));
 
 	the_daemon = d;
-	if (d->nclients >= d->cfg.max_clients) {
-		hello_error(w, -EBUSY, "too many clients");
+	if (!c)
 		return NULL;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		hello_error(w, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	c->region_fd = c->doorbell_fd = -1;
-	c->sock_fd = sock_fd;
+	c->region_fd = c->doorbell_fd = c->sock_fd = c->kmod_fd = -1;
 	atomic_init(&c->refs, 1);
 	pthread_mutex_init(&c->alloc_lock, NULL);
 	pthread_mutex_init(&c->err_lock, NULL);
 	rangemap_init(&c->allocs);
 	rangemap_init(&c->pending_free);
-	if (negotiate(d, hello, &c->params, w))
-		goto err_free;
 	c->id = ++d->next_client_id;
-	c->params.client_id = c->id;
+	c->connect_ns = axond_now_ns();
+	if (init_tables(c)) {
+		client_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * What every transport does once the client's region is mapped: its
+ * device-address window, the backend's state, the first minting credit,
+ * and its place in the daemon's list. Fills the geometry the client gets.
+ */
+int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
+{
+	uint64_t credit, total, taken, avail;
+	int ret;
+
 	c->params.va_size = d->cfg.va_size;
 	c->params.va_base = d->cfg.va_base + d->next_va_slot++ * d->cfg.va_size;
-	c->connect_ns = axond_now_ns();
-	read_identity(c);
-	ret = init_tables(c);
-	if (!ret)
-		ret = map_region(c);
-	if (ret) {
-		hello_error(w, ret, "cannot set up the client's rings");
-		goto err_free;
-	}
-	c->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->doorbell_fd < 0) {
-		hello_error(w, -errno, "cannot create the doorbell");
-		goto err_free;
-	}
 	/* The backend may place the window itself (it reserves it). */
 	ret = d->backend->client_init(d, c);
-	if (ret) {
-		hello_error(w, ret, "the device backend refused the client");
-		goto err_free;
-	}
+	if (ret)
+		return hello_error(w, ret, "the device backend refused the client");
 	c->mint_next_daemon = c->params.va_base + c->params.va_size - c->params.va_size / 16;
 	/* Reserve the first minting credit. */
 	credit = d->cfg.mint_credit;
-	{
-		uint64_t total = d->info->device[0].total_mem;
-		uint64_t taken = d->mem_used + d->mem_reserved;
-		uint64_t avail = taken >= total ? 0 : total - taken;
-
-		if (credit > avail)
-			credit = avail;
-	}
+	total = d->info->device[0].total_mem;
+	taken = d->mem_used + d->mem_reserved;
+	avail = taken >= total ? 0 : total - taken;
+	if (credit > avail)
+		credit = avail;
 	c->mint_credit = credit;
 	d->mem_reserved += credit;
 	c->params.mint_credit = credit;
+	c->params.features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
 	c->dpage->mint_credit = credit;
 
 	w->status = 0;
@@ -348,13 +338,49 @@ struct client *client_create(struct axond *d, int sock_fd,
 	if (d->clients)
 		d->clients->prev = c;
 	d->clients = c;
-	log_info("client %llu connected: pid %d uid %u (%s)",
-		 (unsigned long long)c->id, (int)c->pid, (unsigned int)c->uid, c->comm);
+	log_info("client %llu connected (%s): pid %d uid %u (%s)",
+		 (unsigned long long)c->id, c->transport == CLIENT_KMOD ? "kmod" : "unix",
+		 (int)c->pid, (unsigned int)c->uid, c->comm);
+	return 0;
+}
+
+struct client *client_create(struct axond *d, int sock_fd,
+			     const struct axon_hello *hello,
+			     struct axon_welcome *w)
+{
+	struct client *c;
+	int ret;
+
+	if (d->nclients >= d->cfg.max_clients) {
+		hello_error(w, -EBUSY, "too many clients");
+		return NULL;
+	}
+	c = client_alloc(d);
+	if (!c) {
+		hello_error(w, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	c->transport = CLIENT_UNIX;
+	c->sock_fd = sock_fd;
+	if (negotiate(d, hello, &c->params, w))
+		goto err_free;
+	c->params.client_id = c->id;
+	read_identity(c);
+	ret = map_region(c);
+	if (ret) {
+		hello_error(w, ret, "cannot set up the client's rings");
+		goto err_free;
+	}
+	c->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->doorbell_fd < 0) {
+		hello_error(w, -errno, "cannot create the doorbell");
+		goto err_free;
+	}
+	if (client_activate(d, c, w))
+		goto err_free;
 	return c;
 
 err_free:
-	if (c->doorbell_fd >= 0)
-		close(c->doorbell_fd);
 	c->sock_fd = -1;	/* the caller owns it on failure */
 	client_free(c);
 	return NULL;
@@ -373,11 +399,17 @@ void client_disconnect(struct axond *d, struct client *c)
 	atomic_store(&c->dead_for_worker, true);
 	c->dpage->state = AXON_CLIENT_STATE_DEAD;
 	c->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
-	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->sock_fd, NULL);
-	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->doorbell_fd, NULL);
-	close(c->sock_fd);
-	close(c->doorbell_fd);
+	if (c->sock_fd >= 0) {
+		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->sock_fd, NULL);
+		close(c->sock_fd);
+	}
+	if (c->doorbell_fd >= 0) {
+		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->doorbell_fd, NULL);
+		close(c->doorbell_fd);
+	}
 	c->sock_fd = c->doorbell_fd = -1;
+	if (c->transport == CLIENT_KMOD)
+		kmod_client_gone(d, c);
 	d->mem_used -= c->bytes_mapped;
 	d->mem_reserved -= c->mint_credit;
 	c->mint_credit = 0;

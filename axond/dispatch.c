@@ -30,14 +30,18 @@ static unsigned int lat_bucket(uint64_t ns)
 	return b;
 }
 
-void dispatch_wake_client(struct client *c)
+void dispatch_wake_client(struct axond *d, struct client *c)
 {
 	/*
 	 * Pairs with the client's barrier between setting WAITING and
 	 * re-reading cq_tail (libaxon's axon_wait_cqe).
 	 */
 	axon_smp_mb();
-	if (axon_read_once(&c->cpage->cq_flags) & AXON_CQ_F_WAITING)
+	if (!(axon_read_once(&c->cpage->cq_flags) & AXON_CQ_F_WAITING))
+		return;
+	if (c->transport == CLIENT_KMOD)
+		kmod_wake(d, c);
+	else
 		syscall(SYS_futex, &c->dpage->cq_tail, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
@@ -289,6 +293,8 @@ int dispatch_client(struct axond *d, struct client *c, unsigned int budget)
 		c->dpage->sq_dropped++;
 		log_warn("client %llu: SQ tail %u beyond ring (head %u), disconnecting",
 			 (unsigned long long)c->id, tail, c->sq_head);
+		if (c->transport == CLIENT_KMOD)
+			kmod_disconnect(d, c, -EPROTO);
 		client_disconnect(d, c);
 		return 1;
 	}
@@ -316,7 +322,7 @@ int dispatch_client(struct axond *d, struct client *c, unsigned int budget)
 		c->stats.crossings++;
 		/* Pairs with the client's acquire of sq_head in axon_get_sqe. */
 		axon_store_release(&c->dpage->sq_head, c->sq_head);
-		dispatch_wake_client(c);
+		dispatch_wake_client(d, c);
 	}
 	return (int)n;
 }
@@ -340,7 +346,7 @@ int dispatch_done_queue(struct axond *d)
 		} else {
 			dispatch_complete(d, e->client, e->ctx, e->user_data, e->op, e->res,
 					  e->aux0, 0, e->t_start);
-			dispatch_wake_client(e->client);
+			dispatch_wake_client(d, e->client);
 		}
 		client_put(d, e->client);
 		free(e);

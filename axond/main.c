@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"  --vendor-lib=PATH      cuda: NVIDIA's libcuda.so.1 (default: search\n"
 		"                         /usr/local/nvidia/lib64, .../nvidia/current, ...)\n"
 		"  --listen=unix:PATH     socket (default unix:" AXON_DEFAULT_SOCKET ")\n"
+		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
+		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
 		"  --spin-us=N            busy-poll this long before sleeping (default 50)\n"
 		"  --max-clients=N        (default 1024)\n"
@@ -65,6 +67,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "vendor-lib", required_argument, NULL, 'V' },
+		{ "kmod", required_argument, NULL, 'K' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "sim-mem", required_argument, NULL, 'm' },
 		{ "spin-us", required_argument, NULL, 's' },
@@ -91,6 +94,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		switch (o) {
 		case 'b': cfg->backend = optarg; break;
 		case 'V': cfg->vendor_lib = optarg; break;
+		case 'K': cfg->kmod = optarg; break;
 		case 'l': cfg->listen = optarg; break;
 		case 'm':
 			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))
@@ -218,6 +222,8 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 		}
 	} else if (tag == EV_WORKER) {
 		drain_fd(d->worker_fd);
+	} else if (tag == EV_KMOD) {
+		kmod_events(d);
 	} else if (tag & EV_PENDING) {
 		server_hello(d, (int)(tag & 0xffffffffu));
 	} else if (tag & EV_TRACER_BIT) {
@@ -322,6 +328,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	d->listen_fd = d->info_fd = d->epoll_fd = d->signal_fd = d->worker_fd = -1;
+	d->kmod_fd = -1;
 	pthread_mutex_init(&d->done_lock, NULL);
 	d->start_ns = axond_now_ns();
 	if (parse_args(d, argc, argv))
@@ -357,6 +364,8 @@ int main(int argc, char **argv)
 	ret = seal_info(d);
 	if (!ret)
 		ret = server_listen(d);
+	if (!ret)
+		ret = kmod_attach(d);
 	if (ret) {
 		d->backend->fini(d);
 		return 1;
@@ -370,6 +379,7 @@ int main(int argc, char **argv)
 	trace_close_all(d);
 	while (d->clients)
 		client_disconnect(d, d->clients);
+	kmod_detach(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
 	log_info("axond stopped");

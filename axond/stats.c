@@ -102,8 +102,12 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	    (unsigned long long)c->id, (int)c->pid, (unsigned int)c->uid,
 	    (unsigned int)c->gid);
 	put_str(b, c->comm);
-	put(b, ",\"connected_s\":%.3f,\"transport\":\"unix\",\"tracers\":%u",
-	    (double)(axond_now_ns() - c->connect_ns) / 1e9, c->ntracers);
+	put(b, ",\"connected_s\":%.3f,\"transport\":\"%s\",\"kmod_id\":%llu,"
+	    "\"cgroup_id\":%llu,\"tracers\":%u",
+	    (double)(axond_now_ns() - c->connect_ns) / 1e9,
+	    c->transport == CLIENT_KMOD ? "kmod" : "unix",
+	    (unsigned long long)c->kmod_id, (unsigned long long)c->cgroup_id,
+	    c->ntracers);
 	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
 	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
 	    rangemap_count(&c->allocs));

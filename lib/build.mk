@@ -1,5 +1,5 @@
 # libaxon: the raw ring API (shared and static).
-LIBAXON_SRCS := lib/setup.c lib/queue.c lib/opnames.c
+LIBAXON_SRCS := lib/setup.c lib/kmod.c lib/queue.c lib/opnames.c
 LIBAXON_OBJS := $(LIBAXON_SRCS:%.c=$(BUILD)/obj/%.o)
 LIBAXON_A    := $(BUILD)/lib/libaxon.a
 LIBAXON_SO   := $(BUILD)/lib/libaxon.so

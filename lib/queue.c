@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <axon/libaxon.h>
+#include "transport.h"
 
 static uint64_t now_ns(void)
 {
@@ -29,6 +30,8 @@ int axon_daemon_alive(struct axon_ring *r)
 
 	if (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_DAEMON_GONE)
 		return -EPIPE;
+	if (r->transport == AXON_TRANSPORT_KMOD)
+		return axon_kmod_alive(r);
 	/* axond never writes to the socket after the welcome: any readiness
 	 * means it closed its end. */
 	if (poll(&pfd, 1, 0) > 0)
@@ -58,8 +61,15 @@ int axon_submit(struct axon_ring *r)
 		if (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_DAEMON_GONE)
 			return -EPIPE;
 		r->doorbells++;
-		if (write(r->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		if (r->transport == AXON_TRANSPORT_KMOD) {
+			int ret = axon_kmod_doorbell(r, n);
+
+			if (ret)
+				return ret;
+		} else if (write(r->doorbell_fd, &one, sizeof(one)) < 0 &&
+			   errno != EAGAIN) {
 			return -errno;
+		}
 	}
 	return (int)n;
 }
@@ -115,8 +125,15 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 			uint64_t one = 1;
 
 			r->doorbells++;
-			if (write(r->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			if (r->transport == AXON_TRANSPORT_KMOD) {
+				int ret = axon_kmod_doorbell(r, 1);
+
+				if (ret)
+					return ret;
+			} else if (write(r->doorbell_fd, &one, sizeof(one)) < 0 &&
+				   errno != EAGAIN) {
 				return -errno;
+			}
 		}
 		tail = axon_load_acquire(&r->dpage->cq_tail);
 		if (tail == r->cq_head) {
@@ -125,7 +142,16 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 			if (slice > liveness_ns)
 				slice = liveness_ns;
 			r->sleeps++;
-			futex_wait(&r->dpage->cq_tail, tail, slice);
+			if (r->transport == AXON_TRANSPORT_KMOD) {
+				int ret = axon_kmod_wait(r, t + slice);
+
+				if (ret) {
+					axon_write_once(&r->cpage->cq_flags, 0);
+					return ret;
+				}
+			} else {
+				futex_wait(&r->dpage->cq_tail, tail, slice);
+			}
 		}
 		axon_write_once(&r->cpage->cq_flags, 0);
 		if (axon_peek_cqe(r, cqe) == 0)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <axon/libaxon.h>
@@ -199,16 +200,78 @@ static int check_params(const struct axon_params *p, size_t region, char *err,
 	return 0;
 }
 
+static void ring_defaults(struct axon_ring *r)
+{
+	const char *spin = getenv("AXON_SPIN_NS");
+
+	r->sq_entries = r->params.sq_entries;
+	r->sq_mask = r->params.sq_entries - 1;
+	r->cq_entries = r->params.cq_entries;
+	r->cq_mask = r->params.cq_entries - 1;
+	r->sq_tail = axon_read_once(&r->cpage->sq_tail);
+	r->cq_head = axon_read_once(&r->cpage->cq_head);
+	r->spin_ns = spin ? (unsigned int)strtoul(spin, NULL, 10) : 50000;
+}
+
+static bool is_kmod_addr(const char *addr, const char **path)
+{
+	if (!strncmp(addr, "kmod:", 5)) {
+		*path = addr + 5;
+		return true;
+	}
+	if (!strncmp(addr, "/dev/", 5)) {
+		*path = addr;
+		return true;
+	}
+	return false;
+}
+
+static int connect_unix(const char *addr, const struct axon_params *req,
+			struct axon_ring *r, char *err, size_t errlen);
+
 int axon_connect(const char *addr, const struct axon_params *req,
 		 struct axon_ring *r, char *err, size_t errlen)
+{
+	const char *env = getenv("AXON_ADDR"), *path;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->sock_fd = r->doorbell_fd = r->dev_fd = -1;
+	if (!addr && env && *env)
+		addr = env;
+	if (addr) {
+		if (is_kmod_addr(addr, &path)) {
+			ret = axon_kmod_connect(path, req, r, err, errlen);
+			if (!ret)
+				ring_defaults(r);
+			return ret;
+		}
+		return connect_unix(addr, req, r, err, errlen);
+	}
+	/* No address given: the kernel transport when a daemon serves it
+	 * (identity and accounting then cannot be bypassed), else the socket. */
+	if (access(AXON_DEVICE_PATH, R_OK | W_OK) == 0) {
+		ret = axon_kmod_connect(AXON_DEVICE_PATH, req, r, err, errlen);
+		if (!ret) {
+			ring_defaults(r);
+			return 0;
+		}
+		if (ret != -ECONNREFUSED && ret != -ENOENT && ret != -ENODEV)
+			return ret;
+		r->dev_fd = -1;
+	}
+	return connect_unix(NULL, req, r, err, errlen);
+}
+
+static int connect_unix(const char *addr, const struct axon_params *req,
+			struct axon_ring *r, char *err, size_t errlen)
 {
 	struct axon_welcome w;
 	struct stat st;
 	int fds[3], ret, fd;
-	const char *spin;
 
-	memset(r, 0, sizeof(*r));
-	r->sock_fd = r->doorbell_fd = -1;
+	if (!addr)
+		addr = "unix:" AXON_DEFAULT_SOCKET;
 	fd = axon_open_socket(addr, err, errlen);
 	if (fd < 0)
 		return fd;
@@ -266,14 +329,8 @@ int axon_connect(const char *addr, const struct axon_params *req,
 	r->cqes = (const void *)((char *)r->region + w.params.off_cqes);
 	r->data = (unsigned char *)r->region + w.params.off_data;
 	r->data_size = w.params.data_size;
-	r->sq_entries = w.params.sq_entries;
-	r->sq_mask = w.params.sq_entries - 1;
-	r->cq_entries = w.params.cq_entries;
-	r->cq_mask = w.params.cq_entries - 1;
-	r->sq_tail = axon_read_once(&r->cpage->sq_tail);
-	r->cq_head = axon_read_once(&r->cpage->cq_head);
-	spin = getenv("AXON_SPIN_NS");
-	r->spin_ns = spin ? (unsigned int)strtoul(spin, NULL, 10) : 50000;
+	r->transport = AXON_TRANSPORT_UNIX;
+	ring_defaults(r);
 	return 0;
 
 err_region:
@@ -285,22 +342,28 @@ err_fds:
 err_sock:
 	close(fd);
 	memset(r, 0, sizeof(*r));
-	r->sock_fd = r->doorbell_fd = -1;
+	r->sock_fd = r->doorbell_fd = r->dev_fd = -1;
 	return ret;
 }
 
 void axon_close(struct axon_ring *r)
 {
-	if (r->info && r->info != MAP_FAILED)
-		munmap((void *)r->info, r->info_size);
-	if (r->region)
-		munmap(r->region, r->region_size);
+	if (r->transport == AXON_TRANSPORT_KMOD) {
+		axon_kmod_unmap(r);
+		if (r->dev_fd >= 0)
+			close(r->dev_fd);
+	} else {
+		if (r->info && r->info != MAP_FAILED)
+			munmap((void *)r->info, r->info_size);
+		if (r->region)
+			munmap(r->region, r->region_size);
+	}
 	if (r->doorbell_fd >= 0)
 		close(r->doorbell_fd);
 	if (r->sock_fd >= 0)
 		close(r->sock_fd);
 	memset(r, 0, sizeof(*r));
-	r->sock_fd = r->doorbell_fd = -1;
+	r->sock_fd = r->doorbell_fd = r->dev_fd = -1;
 }
 
 int axon_read_stats(const char *addr, char **json, char *err, size_t errlen)

@@ -13,4 +13,13 @@ int axon_send_hello(int fd, uint32_t kind, const struct axon_params *req);
 int axon_recv_welcome(int fd, struct axon_welcome *w, int *fds, int nfds,
 		      char *err, size_t errlen);
 
+/* kmod.c: the /dev/axon transport */
+struct axon_ring;
+int axon_kmod_connect(const char *path, const struct axon_params *req,
+		      struct axon_ring *r, char *err, size_t errlen);
+void axon_kmod_unmap(struct axon_ring *r);
+int axon_kmod_doorbell(struct axon_ring *r, uint32_t n);
+int axon_kmod_wait(struct axon_ring *r, uint64_t deadline_ns);
+int axon_kmod_alive(struct axon_ring *r);
+
 #endif

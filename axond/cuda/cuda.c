@@ -527,7 +527,7 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	/* The client mints inside what we reserved. */
 	c->params.va_base = cc->base;
 	/* Pageable copies go through the data area: make it DMA-able. */
-	r = vd.cuMemHostRegister(c->region, c->region_size, CU_MEMHOSTREGISTER_PORTABLE);
+	r = vd.cuMemHostRegister(c->data, c->params.data_size, CU_MEMHOSTREGISTER_PORTABLE);
 	if (r)
 		log_cu("registering a client's data area (copies fall back to staging)", r);
 	else
@@ -575,7 +575,7 @@ static void cuda_client_fini(struct axond *d, struct client *c)
 	}
 	vd.cuMemAddressFree(cc->base, cc->size);
 	if (cc->registered)
-		vd.cuMemHostUnregister(c->region);
+		vd.cuMemHostUnregister(c->data);
 	free(cc->refs);
 	free(cc->phys);
 	free(cc);

@@ -73,8 +73,20 @@ enum op_status op_mem_map(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_VALUE;	/* overlaps a live range */
 		return OP_COMPLETE;
 	}
+	/* The kernel charges the client's cgroup first; past a limit the
+	 * allocation fails as out of memory, as the driver's would. */
+	ret = kmod_charge(d, c, len);
+	if (ret) {
+		pthread_mutex_lock(&c->alloc_lock);
+		rangemap_remove(&c->allocs, addr, NULL);
+		pthread_mutex_unlock(&c->alloc_lock);
+		free(a);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
 	ret = d->backend->mem_map(d, c, addr, len);
 	if (ret) {
+		kmod_uncharge(d, c, len);
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, addr, NULL);
 		pthread_mutex_unlock(&c->alloc_lock);
@@ -118,6 +130,7 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 	pthread_mutex_unlock(&c->alloc_lock);
 	c->bytes_mapped -= a->len;
 	d->mem_used -= a->len;
+	kmod_uncharge(d, c, a->len);
 	/* The backing goes after the work that may still touch it. */
 	w = work_new(o ? o : &local, WORK_UNMAP);
 	if (w) {

@@ -45,9 +45,11 @@ build_module() {
 		{ cat "$2/build.log"; die "module build against $1 failed"; }
 }
 
-# The shared libraries of the selftests, with the loader, into $1.
+# The shared libraries of the selftests and the end-to-end programs, with
+# the loader, into $1.
 copy_libs() {
-	for p in "$build"/selftests/*_test; do
+	for p in "$build"/selftests/*_test "$build/bin/axond" "$build/lib/libcuda.so.1" \
+		 "$build/tests/bin/vecadd"; do
 		ldd "$p" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'
 	done | sort -u | while read -r lib; do
 		mkdir -p "$1$(dirname "$lib")"
@@ -64,9 +66,27 @@ cp "$busybox" "$base/bin/busybox"
 ln -s busybox "$base/bin/sh"
 cp "$src/tests/vm/init" "$base/init"
 if [ -n "${AXON_VM_TESTS:-}" ]; then
-	for t in $AXON_VM_TESTS; do cp "$build/selftests/$t" "$base/axon/selftests/"; done
+	for t in $AXON_VM_TESTS; do
+		[ "$t" = e2e_test ] || cp "$build/selftests/$t" "$base/axon/selftests/"
+	done
 else
 	cp "$build"/selftests/*_test "$base/axon/selftests/"
+fi
+# End to end: a driver-API program through the shim, /dev/axon and axond.
+if [ -z "${AXON_VM_TESTS:-}" ] || echo " $AXON_VM_TESTS " | grep -q ' e2e_test '; then
+	for f in bin/axond lib/libcuda.so.1 tests/bin/vecadd tests/data/kernels.cubin \
+		 tests/data/kernels.fatbin tests/data/kernels.ptx; do
+		[ -f "$build/$f" ] || die "no $build/$f: run make all test-progs"
+	done
+	# vecadd finds the shim through its rpath, $ORIGIN/../../lib
+	mkdir -p "$base/axon/e2e/bin" "$base/axon/e2e/tests/bin" "$base/axon/e2e/lib" \
+		"$base/axon/e2e/data"
+	cp "$build/bin/axond" "$base/axon/e2e/bin/"
+	cp "$build/tests/bin/vecadd" "$base/axon/e2e/tests/bin/"
+	cp "$build/lib/libcuda.so.1" "$base/axon/e2e/lib/"
+	cp "$build"/tests/data/kernels.cubin "$build"/tests/data/kernels.fatbin \
+	   "$build"/tests/data/kernels.ptx "$base/axon/e2e/data/"
+	cp "$src/tests/vm/e2e_test" "$base/axon/selftests/"
 fi
 copy_libs "$base"
 echo "root:x:0:0:root:/:/bin/sh" > "$base/etc/passwd"

@@ -56,19 +56,31 @@ struct axon_ring {
 	uint32_t		cq_head;	/* local, published by seen */
 
 	struct axon_params	params;
-	void			*region;
+	int			transport;	/* AXON_TRANSPORT_* */
+	void			*region;	/* unix: the one mapping */
 	size_t			region_size;
 	size_t			info_size;
-	int			sock_fd;
-	int			doorbell_fd;
+	int			sock_fd;	/* unix: the connection */
+	int			doorbell_fd;	/* unix: eventfd doorbell */
+	int			dev_fd;		/* kmod: the /dev/axon client */
+	void			*maps[7];	/* kmod: one mapping per part */
+	size_t			map_len[7];
 	unsigned int		spin_ns;	/* busy-poll before sleeping */
 	uint64_t		doorbells;	/* doorbell writes (stats) */
 	uint64_t		sleeps;		/* futex sleeps (stats) */
 };
 
+enum {
+	AXON_TRANSPORT_UNIX = 1,	/* unix socket + memfd: advisory */
+	AXON_TRANSPORT_KMOD = 2,	/* /dev/axon: identity and accounting
+					 * enforced by the kernel */
+};
+
 /**
  * axon_connect() - connect to the daemon and map the shared region
- * @addr:	"unix:PATH"; NULL means $AXON_ADDR, else AXON_DEFAULT_SOCKET
+ * @addr:	"unix:PATH", "kmod:PATH" or "/dev/axon"; NULL means $AXON_ADDR,
+ *		else /dev/axon when it exists and a daemon serves it, else
+ *		AXON_DEFAULT_SOCKET
  * @req:	requested sizes (NULL: defaults); flags and resv must be zero
  * @ring:	filled in on success
  * @err, @errlen: an explanation on failure (may be NULL)

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel transport, daemon side: axond attaches to /dev/axon, reads the
+ * kernel's client events from its fd (reliable, one coalesced record per
+ * client), maps each new client's region through the fd the kernel gives
+ * for it, and accepts it with the fields only the daemon knows. Identity
+ * (pid, uid, cgroup) comes from the kernel, device memory is charged to the
+ * client's cgroup before it is backed, and sleeping clients are woken with
+ * one ioctl. Documentation/kmod.md §5, §6 and §16.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <axon/libaxon.h>
+#include "axond.h"
+#include "backend.h"
+
+static struct client *find_kmod(struct axond *d, uint64_t id)
+{
+	struct client *c;
+
+	for (c = d->clients; c; c = c->next)
+		if (c->transport == CLIENT_KMOD && c->kmod_id == id)
+			return c;
+	return NULL;
+}
+
+int kmod_attach(struct axond *d)
+{
+	const char *path = d->cfg.kmod ? d->cfg.kmod : AXON_DEVICE_PATH;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct stat st;
+	int n;
+
+	d->kmod_fd = -1;
+	if (d->cfg.kmod && !strcmp(d->cfg.kmod, "off"))
+		return 0;
+	if (stat(path, &st) < 0) {
+		if (d->cfg.kmod) {
+			log_err("--kmod=%s: %s", path, strerror(errno));
+			return -errno;
+		}
+		return 0;	/* no module loaded: socket clients only */
+	}
+	d->kmod_fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (d->kmod_fd < 0) {
+		log_warn("cannot open %s: %s; serving socket clients only", path,
+			 strerror(errno));
+		return d->cfg.kmod ? -errno : 0;
+	}
+	n = ioctl(d->kmod_fd, AXON_IOC_ATTACH, 0);
+	if (n < 0) {
+		int e = errno;
+
+		log_warn("cannot attach to %s: %s%s", path, strerror(e),
+			 e == EBUSY ? " (another axond is attached)" :
+			 e == EPERM ? " (needs CAP_SYS_ADMIN or the daemon_uid parameter)" : "");
+		close(d->kmod_fd);
+		d->kmod_fd = -1;
+		return d->cfg.kmod ? -e : 0;
+	}
+	/* Clients of the kernel transport read the same info page. */
+	d->kmod_info_size = (sizeof(struct axon_info) + 4095) & ~4095UL;
+	d->kmod_info = mmap(NULL, d->kmod_info_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    d->kmod_fd, AXON_OFF_INFO);
+	if (d->kmod_info == MAP_FAILED) {
+		log_err("mapping %s's info page: %s", path, strerror(errno));
+		d->kmod_info = NULL;
+		kmod_detach(d);
+		return d->cfg.kmod ? -EIO : 0;
+	}
+	memcpy(d->kmod_info, d->info, sizeof(struct axon_info));
+	ev.data.u64 = EV_KMOD;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->kmod_fd, &ev) < 0) {
+		kmod_detach(d);
+		return -errno;
+	}
+	log_info("attached to %s (%d client(s) already there)", path, n);
+	return 0;
+}
+
+void kmod_detach(struct axond *d)
+{
+	if (d->kmod_fd < 0)
+		return;
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, d->kmod_fd, NULL);
+	if (d->kmod_info)
+		munmap(d->kmod_info, d->kmod_info_size);
+	d->kmod_info = NULL;
+	close(d->kmod_fd);
+	d->kmod_fd = -1;
+}
+
+void kmod_disconnect(struct axond *d, struct client *c, int error)
+{
+	struct axon_disconnect dc = { .client_id = c->kmod_id, .error = error };
+
+	if (d->kmod_fd >= 0)
+		ioctl(d->kmod_fd, AXON_IOC_DISCONNECT, &dc);
+}
+
+static void refuse(struct axond *d, uint64_t id, int error)
+{
+	struct axon_disconnect dc = { .client_id = id, .error = error };
+
+	ioctl(d->kmod_fd, AXON_IOC_DISCONNECT, &dc);
+}
+
+/* Maps the parts of a client's region with the daemon's permissions. */
+static int map_parts(struct client *c)
+{
+	const struct axon_params *p = &c->params;
+	const struct {
+		uint64_t off, len;
+		int prot;
+	} parts[6] = {
+		{ AXON_OFF_CLIENT_PAGE, p->off_daemon - p->off_client, PROT_READ },
+		{ AXON_OFF_DAEMON_PAGE, p->off_frontier - p->off_daemon, PROT_READ | PROT_WRITE },
+		{ AXON_OFF_FRONTIER, p->off_sqes - p->off_frontier, PROT_READ | PROT_WRITE },
+		{ AXON_OFF_SQES, p->off_cqes - p->off_sqes, PROT_READ },
+		{ AXON_OFF_CQES, p->off_data - p->off_cqes, PROT_READ | PROT_WRITE },
+		{ AXON_OFF_DATA, p->data_size, PROT_READ | PROT_WRITE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < 6; i++) {
+		void *m = mmap(NULL, parts[i].len, parts[i].prot, MAP_SHARED, c->kmod_fd,
+			       (off_t)parts[i].off);
+
+		if (m == MAP_FAILED)
+			return -errno;
+		c->kmod_maps[i] = m;
+		c->kmod_map_len[i] = parts[i].len;
+	}
+	c->cpage = c->kmod_maps[0];
+	c->dpage = c->kmod_maps[1];
+	c->frontier = c->kmod_maps[2];
+	c->sqes = c->kmod_maps[3];
+	c->cqes = c->kmod_maps[4];
+	c->data = c->kmod_maps[5];
+	/* The kernel wrote the ring constants; we keep private copies. */
+	c->sq_entries = p->sq_entries;
+	c->sq_mask = p->sq_entries - 1;
+	c->cq_entries = p->cq_entries;
+	c->cq_mask = p->cq_entries - 1;
+	return 0;
+}
+
+static void client_opened(struct axond *d, const struct axon_event *ev)
+{
+	struct axon_client_fd cf = { .client_id = ev->client_id };
+	struct axon_welcome w = { 0 };
+	struct axon_accept acc;
+	struct client *c;
+	int ret;
+
+	if (find_kmod(d, ev->client_id))
+		return;	/* already ours (a coalesced record) */
+	if (d->nclients >= d->cfg.max_clients) {
+		refuse(d, ev->client_id, -EBUSY);
+		return;
+	}
+	c = client_alloc(d);
+	if (!c) {
+		refuse(d, ev->client_id, -ENOMEM);
+		return;
+	}
+	c->transport = CLIENT_KMOD;
+	c->kmod_id = ev->client_id;
+	cf.params = (uint64_t)(uintptr_t)&c->params;
+	if (ioctl(d->kmod_fd, AXON_IOC_CLIENT_FD, &cf) < 0) {
+		ret = -errno;
+		goto err;
+	}
+	c->kmod_fd = cf.fd;
+	/* Identity from the kernel: captured at open, never from the client. */
+	c->pid = (pid_t)ev->pid;
+	c->uid = ev->uid;
+	c->gid = ev->gid;
+	c->cgroup_id = ev->cgroup_id;
+	memcpy(c->comm, ev->comm, sizeof(ev->comm));
+	c->comm[sizeof(ev->comm) - 1] = 0;
+	ret = map_parts(c);
+	if (ret)
+		goto err;
+	c->params.client_id = c->kmod_id;
+	if (client_activate(d, c, &w)) {
+		ret = w.status ? w.status : -EIO;
+		goto err;
+	}
+	memset(&acc, 0, sizeof(acc));
+	acc.client_id = c->kmod_id;
+	acc.features = c->params.features;
+	acc.va_base = c->params.va_base;
+	acc.va_size = c->params.va_size;
+	acc.mint_credit = c->params.mint_credit;
+	if (ioctl(d->kmod_fd, AXON_IOC_ACCEPT, &acc) < 0) {
+		log_info("kmod client %llu went away before it was accepted",
+			 (unsigned long long)c->kmod_id);
+		client_disconnect(d, c);
+	}
+	return;
+err:
+	log_warn("refusing kmod client %llu: %s", (unsigned long long)ev->client_id,
+		 strerror(-ret));
+	refuse(d, ev->client_id, ret);
+	client_free(c);
+}
+
+/* Reads every queued client event. */
+void kmod_events(struct axond *d)
+{
+	struct axon_event evs[32];
+
+	for (;;) {
+		ssize_t n = read(d->kmod_fd, evs, sizeof(evs));
+		size_t i;
+
+		if (n <= 0) {
+			if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				log_err("/dev/axon: %s; detaching",
+					n == 0 ? "end of events" : strerror(errno));
+				kmod_detach(d);
+			}
+			return;
+		}
+		for (i = 0; i < (size_t)n / sizeof(evs[0]); i++) {
+			const struct axon_event *ev = &evs[i];
+			struct client *c = find_kmod(d, ev->client_id);
+
+			if (ev->events & AXON_EV_GONE) {
+				if (c)
+					client_disconnect(d, c);
+				continue;
+			}
+			if (ev->events & AXON_EV_EXISTING && ev->state == AXON_KSTATE_ORPHAN) {
+				/* A previous daemon served it; its device state
+				 * died with that daemon. */
+				refuse(d, ev->client_id, -ECONNRESET);
+				continue;
+			}
+			if (ev->events & (AXON_EV_OPEN | AXON_EV_EXISTING) &&
+			    ev->state == AXON_KSTATE_PENDING)
+				client_opened(d, ev);
+			/* DOORBELL: the loop drains every ring anyway. */
+		}
+	}
+}
+
+void kmod_wake(struct axond *d, struct client *c)
+{
+	struct axon_notify n = {
+		.count = 1,
+		.ids = (uint64_t)(uintptr_t)&c->kmod_id,
+	};
+
+	if (d->kmod_fd >= 0)
+		ioctl(d->kmod_fd, AXON_IOC_NOTIFY, &n);
+}
+
+/* Charges the client's cgroup; -EDQUOT past a limit. Socket clients have
+ * no kernel identity: advisory, nothing to charge. */
+int kmod_charge(struct axond *d, struct client *c, uint64_t bytes)
+{
+	struct axon_charge ch = {
+		.client_id = c->kmod_id,
+		.bytes = bytes,
+		.kind = AXON_CHARGE_DEVICE_MEM,
+	};
+
+	if (c->transport != CLIENT_KMOD || d->kmod_fd < 0 || !bytes)
+		return 0;
+	return ioctl(d->kmod_fd, AXON_IOC_CHARGE, &ch) < 0 ? -errno : 0;
+}
+
+void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes)
+{
+	struct axon_charge ch = {
+		.client_id = c->kmod_id,
+		.bytes = bytes,
+		.kind = AXON_CHARGE_DEVICE_MEM,
+	};
+
+	if (c->transport != CLIENT_KMOD || d->kmod_fd < 0 || !bytes || c->dead)
+		return;
+	ioctl(d->kmod_fd, AXON_IOC_UNCHARGE, &ch);
+}
+
+/* The client is going away on our side: nothing to tell the kernel, which
+ * releases its charges itself when the file goes. */
+void kmod_client_gone(struct axond *d, struct client *c)
+{
+	(void)d;
+	(void)c;
+}
+
+void kmod_client_fini(struct client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		if (c->kmod_maps[i])
+			munmap(c->kmod_maps[i], c->kmod_map_len[i]);
+	if (c->kmod_fd >= 0)
+		close(c->kmod_fd);
+	c->kmod_fd = -1;
+}

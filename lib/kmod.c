@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel transport: a client is an open /dev/axon. The kernel allocates
+ * the region, captures our identity and tells the daemon; we map each part
+ * at its own offset (the kernel enforces who may write which) and sleep and
+ * ring through ioctls, since futexes do not work on its pages.
+ * Documentation/kmod.md §3, §4 and §6.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <axon/libaxon.h>
+#include "transport.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+struct part {
+	uint64_t mmap_off;	/* AXON_OFF_* */
+	uint64_t region_off;	/* where params say it lies */
+	uint64_t len;
+	int prot;
+};
+
+static int map_part(struct axon_ring *r, unsigned int i, const struct part *p,
+		    void **out)
+{
+	void *m;
+
+	if (!p->len)
+		return -EPROTO;
+	m = mmap(NULL, p->len, p->prot, MAP_SHARED, r->dev_fd, (off_t)p->mmap_off);
+	if (m == MAP_FAILED)
+		return -errno;
+	r->maps[i] = m;
+	r->map_len[i] = p->len;
+	*out = m;
+	return 0;
+}
+
+void axon_kmod_unmap(struct axon_ring *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(r->maps) / sizeof(r->maps[0]); i++) {
+		if (r->maps[i])
+			munmap(r->maps[i], r->map_len[i]);
+		r->maps[i] = NULL;
+	}
+}
+
+int axon_kmod_connect(const char *path, const struct axon_params *req,
+		      struct axon_ring *r, char *err, size_t errlen)
+{
+	const size_t page = 4096;
+	struct axon_params p;
+	struct part parts[6];
+	void *ptr[6], *info;
+	unsigned int i;
+	int ret;
+
+	if (req)
+		p = *req;
+	else
+		memset(&p, 0, sizeof(p));
+	r->dev_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->dev_fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (ioctl(r->dev_fd, AXON_IOC_SETUP, &p) < 0) {
+		ret = -errno;
+		set_err(err, errlen, ret == -ECONNREFUSED ?
+			"no axond is attached to %s" : "%s: setup refused: %s",
+			path, strerror(-ret));
+		goto err_close;
+	}
+	/* Each part's size is the distance to the next, as laid out. */
+	parts[0] = (struct part){ AXON_OFF_CLIENT_PAGE, p.off_client,
+				  p.off_daemon - p.off_client, PROT_READ | PROT_WRITE };
+	parts[1] = (struct part){ AXON_OFF_DAEMON_PAGE, p.off_daemon,
+				  p.off_frontier - p.off_daemon, PROT_READ };
+	parts[2] = (struct part){ AXON_OFF_FRONTIER, p.off_frontier,
+				  p.off_sqes - p.off_frontier, PROT_READ };
+	parts[3] = (struct part){ AXON_OFF_SQES, p.off_sqes,
+				  p.off_cqes - p.off_sqes, PROT_READ | PROT_WRITE };
+	parts[4] = (struct part){ AXON_OFF_CQES, p.off_cqes,
+				  p.off_data - p.off_cqes, PROT_READ };
+	parts[5] = (struct part){ AXON_OFF_DATA, p.off_data, p.data_size,
+				  PROT_READ | PROT_WRITE };
+	for (i = 0; i < 6; i++) {
+		ret = map_part(r, i, &parts[i], &ptr[i]);
+		if (ret) {
+			set_err(err, errlen, "mapping part %u of the region: %s", i,
+				strerror(-ret));
+			goto err_unmap;
+		}
+	}
+	r->info_size = (sizeof(struct axon_info) + page - 1) & ~(page - 1);
+	info = mmap(NULL, r->info_size, PROT_READ, MAP_SHARED, r->dev_fd, AXON_OFF_INFO);
+	if (info == MAP_FAILED) {
+		ret = -errno;
+		set_err(err, errlen, "mapping the info page: %s", strerror(-ret));
+		goto err_unmap;
+	}
+	r->maps[6] = info;
+	r->map_len[6] = r->info_size;
+	r->info = info;
+	r->transport = AXON_TRANSPORT_KMOD;
+	r->params = p;
+	r->cpage = ptr[0];
+	r->dpage = ptr[1];
+	r->frontier = ptr[2];
+	r->sqes = ptr[3];
+	r->cqes = ptr[4];
+	r->data = ptr[5];
+	r->data_size = p.data_size;
+	r->sock_fd = r->doorbell_fd = -1;
+	return 0;
+
+err_unmap:
+	axon_kmod_unmap(r);
+err_close:
+	close(r->dev_fd);
+	r->dev_fd = -1;
+	return ret;
+}
+
+int axon_kmod_doorbell(struct axon_ring *r, uint32_t n)
+{
+	struct axon_enter e = { .to_submit = n };
+
+	if (ioctl(r->dev_fd, AXON_IOC_ENTER, &e) < 0)
+		return errno == ECONNRESET ? -EPIPE : -errno;
+	return 0;
+}
+
+/* Sleeps until a CQE is available or the absolute deadline passes. */
+int axon_kmod_wait(struct axon_ring *r, uint64_t deadline_ns)
+{
+	struct axon_enter e = {
+		.min_complete = 1,
+		.flags = AXON_ENTER_GETEVENTS,
+		.timeout_ns = deadline_ns,
+	};
+
+	if (ioctl(r->dev_fd, AXON_IOC_ENTER, &e) < 0) {
+		if (errno == ETIME || errno == EINTR)
+			return 0;	/* the caller re-checks and decides */
+		return errno == ECONNRESET ? -EPIPE : -errno;
+	}
+	return 0;
+}
+
+int axon_kmod_alive(struct axon_ring *r)
+{
+	struct pollfd pfd = { .fd = r->dev_fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+		return -EPIPE;
+	return 0;
+}
