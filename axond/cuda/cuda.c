@@ -63,7 +63,14 @@ struct cu_client {
 	uint64_t npages;
 	uint32_t *refs;		/* per page: allocations touching it */
 	CUmemGenericAllocationHandle *phys;
-	bool registered;	/* region registered for DMA */
+	/* Data-area registration for DMA, done by the registrar thread
+	 * (reg_lock): it costs ~0.7 ms per MiB, too long for a client to
+	 * wait at connect. Copies before it finishes still work: the driver
+	 * stages unregistered memory itself. */
+	enum { REG_QUEUED, REG_RUNNING, REG_DONE, REG_FAILED, REG_CANCELLED } reg;
+	struct cu_client *reg_next;
+	void *reg_ptr;
+	size_t reg_len;
 };
 
 struct cu_module {
@@ -76,12 +83,91 @@ static struct {
 	struct cu_dev dev[AXON_MAX_DEVICES];
 	int ndev;
 	struct axond *d;
+	/* The registrar: registers client data areas in the background. */
+	pthread_t reg_thread;
+	pthread_mutex_t reg_lock;
+	pthread_cond_t reg_cond;
+	struct cu_client *reg_head, *reg_tail;
+	bool reg_stop;
 } cu;
 
 static void log_cu(const char *what, CUresult r)
 {
 	log_err("cuda: %s failed: %s (%d)", what, vendor_err(r), (int)r);
 }
+
+static void *registrar(void *arg)
+{
+	(void)arg;
+	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	pthread_mutex_lock(&cu.reg_lock);
+	for (;;) {
+		struct cu_client *cc;
+		CUresult r;
+
+		while (!cu.reg_head && !cu.reg_stop)
+			pthread_cond_wait(&cu.reg_cond, &cu.reg_lock);
+		cc = cu.reg_head;
+		if (!cc)
+			break;
+		cu.reg_head = cc->reg_next;
+		if (!cu.reg_head)
+			cu.reg_tail = NULL;
+		cc->reg = REG_RUNNING;
+		pthread_mutex_unlock(&cu.reg_lock);
+		r = vd.cuMemHostRegister(cc->reg_ptr, cc->reg_len, CU_MEMHOSTREGISTER_PORTABLE);
+		if (r)
+			log_cu("registering a client's data area (copies stay staged)", r);
+		pthread_mutex_lock(&cu.reg_lock);
+		cc->reg = r ? REG_FAILED : REG_DONE;
+		pthread_cond_broadcast(&cu.reg_cond);
+	}
+	pthread_mutex_unlock(&cu.reg_lock);
+	return NULL;
+}
+
+static void register_later(struct cu_client *cc, void *ptr, size_t len)
+{
+	pthread_mutex_lock(&cu.reg_lock);
+	cc->reg = REG_QUEUED;
+	cc->reg_ptr = ptr;
+	cc->reg_len = len;
+	cc->reg_next = NULL;
+	if (cu.reg_tail)
+		cu.reg_tail->reg_next = cc;
+	else
+		cu.reg_head = cc;
+	cu.reg_tail = cc;
+	pthread_cond_signal(&cu.reg_cond);
+	pthread_mutex_unlock(&cu.reg_lock);
+}
+
+/* Before the data area goes: take it off the queue, or wait for the
+ * registration in progress, and undo a finished one. */
+static void unregister(struct cu_client *cc)
+{
+	struct cu_client **pp;
+
+	pthread_mutex_lock(&cu.reg_lock);
+	if (cc->reg == REG_QUEUED) {
+		for (pp = &cu.reg_head; *pp; pp = &(*pp)->reg_next) {
+			if (*pp == cc) {
+				*pp = cc->reg_next;
+				break;
+			}
+		}
+		cu.reg_tail = NULL;
+		for (pp = &cu.reg_head; *pp; pp = &(*pp)->reg_next)
+			cu.reg_tail = *pp;
+		cc->reg = REG_CANCELLED;
+	}
+	while (cc->reg == REG_RUNNING)
+		pthread_cond_wait(&cu.reg_cond, &cu.reg_lock);
+	pthread_mutex_unlock(&cu.reg_lock);
+	if (cc->reg == REG_DONE)
+		vd.cuMemHostUnregister(cc->reg_ptr);
+}
+
 
 /* ---- info page ----------------------------------------------------------- */
 
@@ -474,6 +560,12 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	}
 	/* The dispatcher thread maps memory and loads modules. */
 	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	pthread_mutex_init(&cu.reg_lock, NULL);
+	pthread_cond_init(&cu.reg_cond, NULL);
+	if (pthread_create(&cu.reg_thread, NULL, registrar, NULL)) {
+		snprintf(err, errlen, "cannot start the registrar thread");
+		return -EAGAIN;
+	}
 	return 0;
 }
 
@@ -482,6 +574,11 @@ static void cuda_fini(struct axond *d)
 	int i;
 
 	(void)d;
+	pthread_mutex_lock(&cu.reg_lock);
+	cu.reg_stop = true;
+	pthread_cond_broadcast(&cu.reg_cond);
+	pthread_mutex_unlock(&cu.reg_lock);
+	pthread_join(cu.reg_thread, NULL);
 	for (i = 0; i < cu.ndev; i++) {
 		struct cu_dev *cd = &cu.dev[i];
 
@@ -526,12 +623,9 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	}
 	/* The client mints inside what we reserved. */
 	c->params.va_base = cc->base;
-	/* Pageable copies go through the data area: make it DMA-able. */
-	r = vd.cuMemHostRegister(c->data, c->params.data_size, CU_MEMHOSTREGISTER_PORTABLE);
-	if (r)
-		log_cu("registering a client's data area (copies fall back to staging)", r);
-	else
-		cc->registered = true;
+	/* Pageable copies go through the data area: make it DMA-able, in
+	 * the background so that connecting stays instant. */
+	register_later(cc, c->data, c->params.data_size);
 	c->backend_priv = cc;
 	return 0;
 err:
@@ -574,8 +668,7 @@ static void cuda_client_fini(struct axond *d, struct client *c)
 		vd.cuMemRelease(cc->phys[p]);
 	}
 	vd.cuMemAddressFree(cc->base, cc->size);
-	if (cc->registered)
-		vd.cuMemHostUnregister(c->data);
+	unregister(cc);
 	free(cc->refs);
 	free(cc->phys);
 	free(cc);
