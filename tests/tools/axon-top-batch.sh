@@ -208,8 +208,9 @@ grep -q "mem .* used / 16\.0G total" "$T/h.txt" || fail "human device memory"
 # ---- errors ------------------------------------------------------------------
 "$TOP" -b -n 1 --addr "unix:$T/nothing.sock" >/dev/null 2>"$T/e1" && fail "no daemon: exit 0"
 grep -q "cannot reach axond" "$T/e1" || { cat "$T/e1" >&2; fail "no daemon: message"; }
-"$TOP" -b -n 1 --source proc >/dev/null 2>"$T/e2" && fail "--source proc: exit 0"
-grep -q "not wired" "$T/e2" || { cat "$T/e2" >&2; fail "--source proc: message"; }
+"$TOP" -b -n 1 --source proc --proc-dir "$T/no-proc" >/dev/null 2>"$T/e2" &&
+	fail "--source proc without the files: exit 0"
+grep -q "cannot open $T/no-proc/stats" "$T/e2" || { cat "$T/e2" >&2; fail "--source proc: message"; }
 "$TOP" -b -d 0 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "-d 0 should be a usage error"
 "$TOP" -b --sort nonsense >/dev/null 2>&1

@@ -5,6 +5,9 @@
 #
 #   unit-axon-top    the JSON reader, stats parsing, rates, columns, trace
 #                    lines (C, linked with axon-top's objects but the UI)
+#   unit-axon-top-proc  the /proc/axon source (Check): axon-top --source
+#                    proc --proc-dir on tests/tools/fixtures/proc-*, field by
+#                    field; unwrapping and rates; garbage and short files
 #   axon-top-batch   -b text and --json against a private axond and known
 #                    clients, field by field; filters, sort, errors
 #   axon-top-trace   --trace shows a client's calls in order, with results
@@ -21,7 +24,8 @@ ifndef AXON_TOP_TESTS_MK
 AXON_TOP_TESTS_MK := 1
 
 TOPT_SCRIPTS	:= axon-top-batch axon-top-trace axon-top-ui
-TOPT_PROGS	:= $(TOPT_SCRIPTS:%=$(BUILD)/tests/%) $(BUILD)/tests/unit-axon-top
+TOPT_PROGS	:= $(TOPT_SCRIPTS:%=$(BUILD)/tests/%) $(BUILD)/tests/unit-axon-top \
+		   $(BUILD)/tests/unit-axon-top-proc
 TOPT_CLIENT	:= $(BUILD)/tests/bin/topclient
 TOPT_LIB	:= $(BUILD)/tests/bin/axon-top-lib.sh
 # Spelled out (not axon-top.mk's variables) so that the order in which the
@@ -52,6 +56,16 @@ $(BUILD)/tests/unit-axon-top: $(BUILD)/obj/tests/tools/unit-axon-top.o \
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/obj/tests/tools/unit-axon-top-proc.o: CFLAGS += -I$(CURDIR)/tools/axon-top \
+	$(CHECK_CFLAGS) -DTOPP_BUILD='"$(CURDIR)/$(BUILD)"' -DTOPP_SRC='"$(CURDIR)"'
+
+# Runs $(BUILD)/bin/axon-top on the fixtures.
+$(BUILD)/tests/unit-axon-top-proc: $(BUILD)/obj/tests/tools/unit-axon-top-proc.o \
+		$(TOPT_CORE_OBJS) $(BUILD)/lib/libaxon.a | $(BUILD)/bin/axon-top
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) -lm
 
 # What the scripts run.
 $(TOPT_SCRIPTS:%=$(BUILD)/tests/%): | $(BUILD)/bin/axon-top $(BUILD)/bin/axond \

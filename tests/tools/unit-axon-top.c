@@ -234,7 +234,7 @@ static void test_columns(void)
 	}
 	top_header_row(cols, n, &o, buf, sizeof(buf));
 	CHECK((int)strlen(buf) == w, "header %zu, widths %d", strlen(buf), w);
-	s.caps = TOP_CAP_LIMIT | TOP_CAP_CGROUP | TOP_CAP_DEVICE;
+	s.caps = TOP_CAP_LIMIT | TOP_CAP_CGROUP | TOP_CAP_DEVICE | TOP_CAP_RING;
 	n = top_layout(&s, &o, -1, cols);
 	CHECK(n == C_NCOLS, "all columns with every capability: %d", n);
 	n = top_layout(&s, &o, 3, cols);

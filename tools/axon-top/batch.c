@@ -47,8 +47,25 @@ void top_print_text(FILE *f, const struct top_snapshot *s, const struct top_opts
 	localtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	top_duration(s->daemon.uptime_s, up, sizeof(up));
-	fprintf(f, "axon-top %s  source %s  axond pid %d  backend %s  ABI %s  up %s\n",
-		when, s->source, (int)s->daemon.pid, s->daemon.backend, s->daemon.abi, up);
+	if (s->caps & TOP_CAP_NOCALLS)	/* the module does not know the uptime */
+		fprintf(f, "axon-top %s  source %s  axond pid %d  backend %s  ABI %s\n",
+			when, s->source, (int)s->daemon.pid, s->daemon.backend,
+			s->daemon.abi);
+	else
+		fprintf(f, "axon-top %s  source %s  axond pid %d  backend %s  ABI %s  up %s\n",
+			when, s->source, (int)s->daemon.pid, s->daemon.backend,
+			s->daemon.abi, up);
+	if (s->caps & TOP_CAP_NOCALLS) {
+		/* The kernel module counts SQEs and CQEs, not calls. */
+		rate_text(s, s->total.submits, a, sizeof(a));
+		rate_text(s, s->total.completions, b, sizeof(b));
+		mem_text(s->daemon.mem_used, o, c, sizeof(c));
+		fprintf(f, "clients %u (%llu since start)  submits/s %s  completions/s %s  "
+			"charged %s  interval %.2fs\n", s->daemon.clients,
+			(unsigned long long)s->daemon.clients_total, a, b, c,
+			s->interval_s);
+		goto devices;
+	}
 	rate_text(s, s->total.ops, a, sizeof(a));
 	rate_text(s, s->total.local, b, sizeof(b));
 	rate_text(s, s->total.deferred, c, sizeof(c));
@@ -58,6 +75,7 @@ void top_print_text(FILE *f, const struct top_snapshot *s, const struct top_opts
 		"sync %s)  crossings/s %s  interval %.2fs\n",
 		s->daemon.clients, (unsigned long long)s->daemon.clients_total,
 		a, b, c, d, e, s->interval_s);
+devices:
 	for (i = 0; i < s->ndev; i++) {
 		mem_text(top_device_used(s, i), o, a, sizeof(a));
 		mem_text(s->dev[i].total_mem, o, b, sizeof(b));
@@ -180,6 +198,10 @@ static void json_rates(FILE *f, const struct top_rates *r)
 	json_num(f, r->bytes_htod);
 	fputs(",\"bytes_dtoh\":", f);
 	json_num(f, r->bytes_dtoh);
+	fputs(",\"submits\":", f);
+	json_num(f, r->submits);
+	fputs(",\"completions\":", f);
+	json_num(f, r->completions);
 	fputc('}', f);
 }
 
@@ -227,11 +249,23 @@ static void json_client(FILE *f, const struct top_client *c)
 	}
 	fprintf(f, "}},\"crossings\":%llu,\"errors\":%llu,\"bytes_htod\":%llu,"
 		"\"bytes_dtoh\":%llu,\"sq_depth\":%u,\"latency_us\":{\"p50\":%llu,"
-		"\"p99\":%llu},\"tracers\":%u,\"rates\":",
+		"\"p99\":%llu},\"tracers\":%u,",
 		(unsigned long long)c->crossings, (unsigned long long)c->errors,
 		(unsigned long long)c->bytes_htod, (unsigned long long)c->bytes_dtoh,
 		c->sq_depth, (unsigned long long)c->p50_us, (unsigned long long)c->p99_us,
 		c->tracers);
+	/* The kernel module's view (proc source), null from the daemon. */
+	if (c->state[0]) {
+		fputs("\"state\":", f);
+		top_json_string(f, c->state);
+		fprintf(f, ",\"ring\":{\"submits\":%llu,\"completions\":%llu,"
+			"\"enters\":%llu},\"rates\":",
+			(unsigned long long)c->submits,
+			(unsigned long long)c->completions,
+			(unsigned long long)c->enters);
+	} else {
+		fputs("\"state\":null,\"ring\":null,\"rates\":", f);
+	}
 	if (c->has_rates)
 		json_rates(f, &c->rate);
 	else

@@ -23,35 +23,53 @@ const struct top_column top_columns[C_NCOLS] = {
 	[C_DEV]    = { "DEV", "dev", 3, 0, false, false, TOP_CAP_DEVICE,
 		       "device the client uses (kernel-module source only)" },
 	[C_MEM]    = { "MEM", "mem", 6, 13, false, true, 0,
-		       "device memory the client has mapped (bytes_mapped)" },
+		       "device memory the client has mapped (proc: bytes charged)" },
 	[C_LIMIT]  = { "LIMIT", "limit", 6, 13, false, true, TOP_CAP_LIMIT,
 		       "memory limit of its cgroup (kernel-module source only)" },
 	[C_OPS]    = { "OPS/s", "ops", 6, 0, false, true, 0,
-		       "driver calls per second, all classes (LOC+DEF+SYNC)" },
+		       "driver calls per second, all classes (LOC+DEF+SYNC)",
+		       TOP_CAP_NOCALLS },
 	[C_LOCAL]  = { "LOC/s", "local", 6, 0, false, true, 0,
-		       "calls/s answered inside the client without crossing (Local)" },
+		       "calls/s answered inside the client without crossing (Local)",
+		       TOP_CAP_NOCALLS },
 	[C_DEFER]  = { "DEF/s", "deferred", 6, 0, false, true, 0,
-		       "calls/s queued without waiting for an answer (Deferred)" },
+		       "calls/s queued without waiting for an answer (Deferred)",
+		       TOP_CAP_NOCALLS },
 	[C_SYNC]   = { "SYNC/s", "sync", 6, 0, false, true, 0,
-		       "calls/s that waited for the daemon's answer (Sync)" },
+		       "calls/s that waited for the daemon's answer (Sync)",
+		       TOP_CAP_NOCALLS },
 	[C_XING]   = { "XING/s", "xing", 6, 0, false, true, 0,
-		       "crossings/s: batches of SQEs the daemon took from the ring" },
+		       "crossings/s: batches of SQEs the daemon took from the ring",
+		       TOP_CAP_NOCALLS },
 	[C_P50]    = { "P50us", "p50", 6, 0, false, true, 0,
-		       "median completion latency since connect, us (log2 bucket)" },
+		       "median completion latency since connect, us (log2 bucket)",
+		       TOP_CAP_NOCALLS },
 	[C_P99]    = { "P99us", "p99", 6, 0, false, true, 0,
-		       "99th percentile completion latency, us (log2 bucket)" },
+		       "99th percentile completion latency, us (log2 bucket)",
+		       TOP_CAP_NOCALLS },
 	[C_SQ]     = { "SQ", "sq", 4, 0, false, true, 0,
 		       "submission-queue depth: SQEs published, not yet taken" },
 	[C_ERR]    = { "ERR", "err", 5, 0, false, true, 0,
-		       "operations that failed since connect" },
+		       "operations that failed since connect",
+		       TOP_CAP_NOCALLS },
 	[C_H2D]    = { "H2D/s", "htod", 6, 13, false, true, 0,
-		       "bytes/s copied host to device" },
+		       "bytes/s copied host to device",
+		       TOP_CAP_NOCALLS },
 	[C_D2H]    = { "D2H/s", "dtoh", 6, 13, false, true, 0,
-		       "bytes/s copied device to host" },
+		       "bytes/s copied device to host",
+		       TOP_CAP_NOCALLS },
 	[C_ALLOCS] = { "ALLOCS", "allocs", 6, 0, false, true, 0,
-		       "live device allocations" },
+		       "live device allocations",
+		       TOP_CAP_NOCALLS },
 	[C_TIME]   = { "TIME", "time", 9, 0, false, true, 0,
-		       "time since the client connected" },
+		       "time since the client connected",
+		       TOP_CAP_NOCALLS },
+	[C_SUB]    = { "SUB/s", "submits", 6, 0, false, true, TOP_CAP_RING,
+		       "SQEs/s the client submitted (kernel-module source only)" },
+	[C_CMP]    = { "CMP/s", "completions", 6, 0, false, true, TOP_CAP_RING,
+		       "CQEs/s the client received (kernel-module source only)" },
+	[C_STATE]  = { "STATE", "state", 7, 0, true, false, TOP_CAP_RING,
+		       "client state in the kernel: new pending active orphan dead gone" },
 	[C_CGROUP] = { "CGROUP", "cgroup", 24, 0, true, false, TOP_CAP_CGROUP,
 		       "cgroup of the client (kernel-module source only)" },
 };
@@ -83,6 +101,8 @@ int top_layout(const struct top_snapshot *s, const struct top_opts *o, int width
 		int w = top_col_width(i, o) + (n ? 1 : 0);
 
 		if (top_columns[i].cap && !(s->caps & top_columns[i].cap))
+			continue;
+		if (s->caps & top_columns[i].hide)
 			continue;
 		if (width >= 0 && used + w > width)
 			break;
@@ -222,7 +242,15 @@ void top_cell(const struct top_client *c, int col, const struct top_opts *o,
 		break;
 	case C_ALLOCS: human_int(c->allocations, buf, len); break;
 	case C_TIME: top_duration(c->connected_s, buf, len); break;
-	case C_CGROUP: snprintf(buf, len, "%s", c->cgroup[0] ? c->cgroup : "-"); break;
+	case C_SUB: rate_cell(c, c->rate.submits, buf, len); break;
+	case C_CMP: rate_cell(c, c->rate.completions, buf, len); break;
+	case C_STATE: snprintf(buf, len, "%s", c->state[0] ? c->state : "-"); break;
+	case C_CGROUP:
+		snprintf(buf, len, "%s", c->cgroup[0] ? c->cgroup : "-");
+		for (; *buf; buf++)	/* one byte per cell, as comm_disp */
+			if ((unsigned char)*buf < 0x20 || (unsigned char)*buf >= 0x7f)
+				*buf = '?';
+		break;
 	default: snprintf(buf, len, "?"); break;
 	}
 }
@@ -322,6 +350,9 @@ static int cmp_col(const struct top_client *a, const struct top_client *b, int c
 	case C_D2H: return cmp_dbl(r(a, a->rate.bytes_dtoh), r(b, b->rate.bytes_dtoh));
 	case C_ALLOCS: return cmp_u64(a->allocations, b->allocations);
 	case C_TIME: return cmp_dbl(a->connected_s, b->connected_s);
+	case C_SUB: return cmp_dbl(r(a, a->rate.submits), r(b, b->rate.submits));
+	case C_CMP: return cmp_dbl(r(a, a->rate.completions), r(b, b->rate.completions));
+	case C_STATE: return strcmp(a->state, b->state);
 	case C_CGROUP: return strcmp(a->cgroup, b->cgroup);
 	}
 	return 0;

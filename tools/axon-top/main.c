@@ -38,7 +38,10 @@ static void usage(FILE *f)
 "      --no-color          no colours (also NO_COLOR=1 or TERM=dumb)\n"
 "      --addr ADDR         axond address (default $AXON_ADDR, else\n"
 "                          unix:" AXON_DEFAULT_SOCKET ")\n"
-"      --source SRC        auto, axond or proc (proc: not wired yet)\n"
+"      --source SRC        auto, axond or proc; auto: axond when --addr or\n"
+"                          $AXON_ADDR is given, else proc when the\n"
+"                          --proc-dir files are readable, else axond\n"
+"      --proc-dir DIR      the kernel module's files (default " TOP_PROC_DIR ")\n"
 "  -h, --help              this help\n"
 "  -V, --version\n"
 "\n"
@@ -82,7 +85,7 @@ static int parse_long(const char *s, long long min, long long max, long long *ou
 
 enum {
 	OPT_JSON = 256, OPT_CLIENT, OPT_TRACE, OPT_BYTES, OPT_NOCOLOR, OPT_ADDR,
-	OPT_SOURCE,
+	OPT_SOURCE, OPT_PROC_DIR,
 };
 
 int main(int argc, char **argv)
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
 		{ "no-colour", no_argument, NULL, OPT_NOCOLOR },
 		{ "addr", required_argument, NULL, OPT_ADDR },
 		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "proc-dir", required_argument, NULL, OPT_PROC_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -165,6 +169,7 @@ int main(int argc, char **argv)
 		case OPT_NOCOLOR: o.color = false; break;
 		case OPT_ADDR: o.addr = optarg; break;
 		case OPT_SOURCE: o.source = optarg; break;
+		case OPT_PROC_DIR: o.proc_dir = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("axon-top %s (axon ABI %u.%u)\n", TOP_VERSION,
 				 AXON_ABI_MAJOR, AXON_ABI_MINOR); return 0;
@@ -184,7 +189,7 @@ int main(int argc, char **argv)
 		o.color = false;
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = top_source_open(o.source, o.addr, &src, err, sizeof(err));
+	ret = top_source_open(o.source, o.addr, o.proc_dir, &src, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "axon-top: %s\n", err);
 		return 1;

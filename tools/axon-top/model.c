@@ -115,6 +115,8 @@ static void add_rates(struct top_rates *t, const struct top_rates *r)
 	t->errors += r->errors;
 	t->bytes_htod += r->bytes_htod;
 	t->bytes_dtoh += r->bytes_dtoh;
+	t->submits += r->submits;
+	t->completions += r->completions;
 }
 
 void top_rates(const struct top_snapshot *prev, struct top_snapshot *cur)
@@ -171,6 +173,8 @@ void top_rates(const struct top_snapshot *prev, struct top_snapshot *cur)
 		r->errors = delta(c->errors, p->errors) / dt;
 		r->bytes_htod = delta(c->bytes_htod, p->bytes_htod) / dt;
 		r->bytes_dtoh = delta(c->bytes_dtoh, p->bytes_dtoh) / dt;
+		r->submits = delta(c->submits, p->submits) / dt;
+		r->completions = delta(c->completions, p->completions) / dt;
 		c->has_rates = true;
 		add_rates(&cur->total, r);
 	}

@@ -2,7 +2,7 @@
 /*
  * model.h - axon-top's normalised view of one sample: the daemon, its
  * devices and its clients, whatever source produced them (the daemon's
- * stats endpoint today, /proc/axon from the kernel module later). Every
+ * stats endpoint or /proc/axon from the kernel module). Every
  * source fills the same structures; fields a source cannot supply keep
  * their "unknown" value (TOP_UNKNOWN, an empty string, has_* false), and
  * the columns that show them are hidden when no client has them.
@@ -31,6 +31,7 @@ struct top_rates {
 	double local, deferred, sync, ops;	/* ops = local + deferred + sync */
 	double crossings, errors;
 	double bytes_htod, bytes_dtoh;
+	double submits, completions;		/* SQEs / CQEs (proc source) */
 };
 
 struct top_client {
@@ -61,6 +62,11 @@ struct top_client {
 	uint64_t p50_us, p99_us;
 	uint32_t tracers;
 
+	/* The kernel module's view (proc source; TOP_CAP_RING). */
+	char state[16];			/* "new" ... "gone"; "": unknown */
+	uint64_t submits, completions;	/* ring positions, unwrapped to 64 bits */
+	uint64_t enters;		/* AXON_IOC_ENTER calls */
+
 	bool has_rates;			/* false on a client's first sample */
 	struct top_rates rate;
 };
@@ -88,6 +94,12 @@ enum {
 	TOP_CAP_DEVICE	= 1U << 0,
 	TOP_CAP_LIMIT	= 1U << 1,
 	TOP_CAP_CGROUP	= 1U << 2,
+	TOP_CAP_RING	= 1U << 3,	/* state, submits, completions */
+	/*
+	 * The source has no per-call classes, latencies, errors or copies
+	 * (the kernel module alone): the columns showing them are hidden.
+	 */
+	TOP_CAP_NOCALLS	= 1U << 4,
 };
 
 struct top_snapshot {

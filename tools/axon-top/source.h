@@ -3,13 +3,13 @@
  * source.h - where axon-top's numbers come from.
  *
  * A source fills a struct top_snapshot (model.h) per sample and can open a
- * trace of one client. Two are planned:
+ * trace of one client. Two exist:
  *
  *   axond  the daemon's stats endpoint (AXON_HELLO_STATS, JSON) and its
- *          trace connection (AXON_HELLO_TRACE); implemented here.
- *   proc   /proc/axon/clients and generic netlink from the kernel module;
- *          not wired yet (the module does not exist): selecting it fails
- *          with a clear message.
+ *          trace connection (AXON_HELLO_TRACE).
+ *   proc   the kernel module's /proc/axon/{clients,stats,cgroups}
+ *          (source-proc.c); traces still go through the daemon's trace
+ *          connection (the module has no trace interface).
  *
  * Everything above this interface (rates, tables, the curses UI, JSON
  * output, trace formatting) is source-independent.
@@ -58,27 +58,41 @@ struct top_source_ops {
 struct top_source {
 	const struct top_source_ops *ops;
 	char addr[256];		/* axond: "unix:PATH"; "" for the default */
+	char proc_dir[256];	/* proc: the /proc/axon directory */
 	void *priv;
 };
 
+#define TOP_PROC_DIR	"/proc/axon"
+
 /*
  * Opens the source named by kind ("auto", "axond", "proc"); addr is the
- * daemon address for axond (NULL: $AXON_ADDR, else the default socket).
- * "auto" picks proc when the module's /proc/axon/clients exists and the
- * proc source is available, else axond.
+ * daemon address for axond and for traces (NULL: $AXON_ADDR, else the
+ * default socket); proc_dir the module's directory (NULL: TOP_PROC_DIR).
+ * "auto" picks axond when addr or $AXON_ADDR names a daemon, else proc
+ * when proc_dir/clients and proc_dir/stats are readable, else axond.
  */
-int top_source_open(const char *kind, const char *addr, struct top_source **out,
-		    char *err, size_t errlen);
+int top_source_open(const char *kind, const char *addr, const char *proc_dir,
+		    struct top_source **out, char *err, size_t errlen);
 void top_source_close(struct top_source *src);
 
 /* The sources (source-axond.c, source-proc.c). */
 extern const struct top_source_ops top_source_axond;
 extern const struct top_source_ops top_source_proc;
-/* The proc source is a placeholder until the kernel module exists. */
+/* 1: the proc source is built in ("auto" may pick it). */
 extern const int top_source_proc_available;
 
 /* Parses a stats document (exposed for the tests). */
 int top_parse_stats(const char *json, struct top_snapshot *out, char *err,
 		    size_t errlen);
+/*
+ * Reads dir/{stats,clients,cgroups} into *out (zeroed by the caller; free
+ * with top_snapshot_free). Ring positions are the raw 32-bit values; the
+ * proc source's sample() unwraps them across samples. 0 or -errno + err
+ * (naming the file and line). Exposed for the tests.
+ */
+int top_proc_read(const char *dir, struct top_snapshot *out, char *err,
+		  size_t errlen);
+/* Undoes the kernel's \ooo escapes in place; returns s. */
+char *top_proc_unescape(char *s);
 
 #endif

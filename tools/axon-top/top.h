@@ -29,6 +29,7 @@ struct top_opts {
 	bool trace;		/* --trace */
 	const char *addr;	/* --addr */
 	const char *source;	/* --source */
+	const char *proc_dir;	/* --proc-dir (NULL: TOP_PROC_DIR) */
 	char user[64];		/* -u: user name or uid */
 	char filter[64];	/* '/': substring of user or command */
 	pid_t pid;		/* -p: only that process (and the trace target) */
@@ -41,7 +42,7 @@ struct top_opts {
 enum top_col {
 	C_ID, C_PID, C_USER, C_COMM, C_DEV, C_MEM, C_LIMIT,
 	C_OPS, C_LOCAL, C_DEFER, C_SYNC, C_XING, C_P50, C_P99, C_SQ, C_ERR,
-	C_H2D, C_D2H, C_ALLOCS, C_TIME, C_CGROUP,
+	C_H2D, C_D2H, C_ALLOCS, C_TIME, C_SUB, C_CMP, C_STATE, C_CGROUP,
 	C_NCOLS
 };
 
@@ -54,6 +55,7 @@ struct top_column {
 	bool desc;		/* sorts descending by default */
 	unsigned int cap;	/* TOP_CAP_* the source must have, 0: always */
 	const char *help;	/* what it means (help screen, --help-columns) */
+	unsigned int hide;	/* TOP_CAP_* that hide it (TOP_CAP_NOCALLS) */
 };
 
 extern const struct top_column top_columns[C_NCOLS];

@@ -265,6 +265,20 @@ static int draw_header(struct ui *u)
 		 (unsigned long long)s->daemon.clients_total);
 	put(y, x += 8, A_BOLD, line, -1);
 	x += (int)strlen(line);
+	if (s->caps & TOP_CAP_NOCALLS) {
+		/* The kernel module counts SQEs and CQEs, not calls. */
+		top_human_count(s->have_rates ? s->total.submits : -1, a, sizeof(a));
+		top_human_count(s->have_rates ? s->total.completions : -1, b, sizeof(b));
+		put(y, x, pair(u, PAIR_LABEL, A_BOLD), "Sub/s:", -1);
+		snprintf(line, sizeof(line), " %s  ", a);
+		put(y, x += 6, A_BOLD, line, -1);
+		x += (int)strlen(line);
+		put(y, x, pair(u, PAIR_LABEL, A_BOLD), "Cmp/s:", -1);
+		snprintf(line, sizeof(line), " %s", b);
+		put(y, x + 6, A_BOLD, line, -1);
+		y++;
+		return y;
+	}
 	put(y, x, pair(u, PAIR_LABEL, A_BOLD), "Ops/s:", -1);
 	snprintf(line, sizeof(line), " %s (L %s D %s S %s)  ", a, b, c, d);
 	put(y, x += 6, A_BOLD, line, -1);
