@@ -84,7 +84,11 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	int o;
 
 	cfg->backend = "sim";
-	cfg->listen = getenv("AXON_ADDR") ? getenv("AXON_ADDR") : "unix:" AXON_DEFAULT_SOCKET;
+	/* AXON_ADDR names where clients connect; only a socket address is
+	 * also where we listen (never, say, /dev/axon). */
+	cfg->listen = "unix:" AXON_DEFAULT_SOCKET;
+	if (getenv("AXON_ADDR") && !strncmp(getenv("AXON_ADDR"), "unix:", 5))
+		cfg->listen = getenv("AXON_ADDR");
 	cfg->sim_mem = 16ULL << 30;
 	cfg->spin_us = 50;
 	cfg->max_clients = 1024;

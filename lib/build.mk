@@ -4,14 +4,32 @@ LIBAXON_OBJS := $(LIBAXON_SRCS:%.c=$(BUILD)/obj/%.o)
 LIBAXON_A    := $(BUILD)/lib/libaxon.a
 LIBAXON_SO   := $(BUILD)/lib/libaxon.so
 
+# The kernel module over generic netlink (axon_nl_*), through libnl-genl-3
+# (Debian libnl-3-dev libnl-genl-3-dev). In libaxon.so and in its own
+# archive libaxon-nl.a, never in libaxon.a: the CUDA shim links libaxon.a
+# and must not depend on libnl. Static users link
+# $(LIBAXON_NL_A) $(LIBAXON_A) $(NL_LIBS).
+NL_CFLAGS     := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+NL_LIBS       := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+LIBAXON_NL_SRCS := lib/netlink.c
+LIBAXON_NL_OBJS := $(LIBAXON_NL_SRCS:%.c=$(BUILD)/obj/%.o)
+LIBAXON_NL_A    := $(BUILD)/lib/libaxon-nl.a
+
+$(LIBAXON_NL_OBJS): CFLAGS += $(NL_CFLAGS)
+
 $(LIBAXON_A): $(LIBAXON_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(LIBAXON_SO): $(LIBAXON_OBJS) lib/libaxon.map
+$(LIBAXON_NL_A): $(LIBAXON_NL_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBAXON_SO): $(LIBAXON_OBJS) $(LIBAXON_NL_OBJS) lib/libaxon.map
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -shared -Wl,-soname,libaxon.so.1 -Wl,--version-script=lib/libaxon.map \
-	  -Wl,--no-undefined $(LDFLAGS) -o $(BUILD)/lib/libaxon.so.1 $(LIBAXON_OBJS)
+	  -Wl,--no-undefined $(LDFLAGS) -o $(BUILD)/lib/libaxon.so.1 $(LIBAXON_OBJS) \
+	  $(LIBAXON_NL_OBJS) $(NL_LIBS)
 	$(Q)ln -sf libaxon.so.1 $@
 
-ALL_TARGETS += $(LIBAXON_A) $(LIBAXON_SO)
+ALL_TARGETS += $(LIBAXON_A) $(LIBAXON_NL_A) $(LIBAXON_SO)

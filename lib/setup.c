@@ -374,6 +374,12 @@ int axon_read_stats(const char *addr, char **json, char *err, size_t errlen)
 	int fd, ret;
 
 	*json = NULL;
+	/* The stats endpoint is the daemon's socket, whatever the client
+	 * transport: a kernel-transport address means the default socket. */
+	if (!addr)
+		addr = axon_default_addr();
+	if (!strncmp(addr, "kmod:", 5) || !strncmp(addr, "/dev/", 5))
+		addr = "unix:" AXON_DEFAULT_SOCKET;
 	fd = axon_open_socket(addr, err, errlen);
 	if (fd < 0)
 		return fd;

@@ -207,8 +207,11 @@ CUresult shim_wait(struct shim_waiter *w)
 			reap_ready();
 		shim.reaper_active = false;
 		pthread_cond_broadcast(&shim.cond);
-		if (ret == -EPIPE) {
-			shim_log("axond went away");
+		if (ret && ret != -ETIMEDOUT) {
+			/* -EPIPE: axond went away; on /dev/axon also the error
+			 * the daemon disconnected us with. Either way no
+			 * completion will come. */
+			shim_log("axond went away (%s)", strerror(-ret));
 			return CUDA_ERROR_DEVICE_UNAVAILABLE;
 		}
 	}

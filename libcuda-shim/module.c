@@ -122,7 +122,8 @@ static CUresult load(CUmodule *mod, const void *image, size_t len)
 		return CUDA_ERROR_INVALID_IMAGE;
 	if (len > shim_data_max() / 2) {
 		shim_log("module image of %zu bytes exceeds half the data area (%llu bytes); "
-			 "raise it with axond --data-size", len,
+			 "raise it with axond --data-size (socket clients) or the axon "
+			 "module's max_data_size/default_data_size (/dev/axon clients)", len,
 			 (unsigned long long)shim_data_max());
 		return CUDA_ERROR_INVALID_VALUE;
 	}

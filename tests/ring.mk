@@ -10,7 +10,7 @@
 #                   axond (needs $(BUILD)/bin/axond)
 #   cq-backpressure a client that lets its CQ fill: the daemon must resume
 #                   taking SQEs once the client reaps (known bug: skipped
-#                   unless AXON_TEST_KNOWN_BUGS=1)
+#                   until it was fixed)
 
 RING_TESTS	:= abi-layout spsc-threads spsc-procs connect-errors cq-backpressure
 RING_TEST_PROGS	:= $(RING_TESTS:%=$(BUILD)/tests/%)

@@ -49,7 +49,7 @@ build_module() {
 # the loader, into $1.
 copy_libs() {
 	for p in "$build"/selftests/*_test "$build/bin/axond" "$build/lib/libcuda.so.1" \
-		 "$build/tests/bin/vecadd"; do
+		 "$build/tests/bin/vecadd" "$build/bin/axonctl"; do
 		ldd "$p" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'
 	done | sort -u | while read -r lib; do
 		mkdir -p "$1$(dirname "$lib")"
@@ -65,15 +65,21 @@ mkdir -p "$base/bin" "$base/sbin" "$base/proc" "$base/sys" "$base/dev" \
 cp "$busybox" "$base/bin/busybox"
 ln -s busybox "$base/bin/sh"
 cp "$src/tests/vm/init" "$base/init"
+# wants TEST: TEST is to run (AXON_VM_TESTS unset or naming it)
+wants() { [ -z "${AXON_VM_TESTS:-}" ] || echo " $AXON_VM_TESTS " | grep -q " $1 "; }
 if [ -n "${AXON_VM_TESTS:-}" ]; then
 	for t in $AXON_VM_TESTS; do
-		[ "$t" = e2e_test ] || cp "$build/selftests/$t" "$base/axon/selftests/"
+		case $t in
+		e2e_test|limits_test) ;;	# scripts, below
+		*) cp "$build/selftests/$t" "$base/axon/selftests/" ;;
+		esac
 	done
 else
 	cp "$build"/selftests/*_test "$base/axon/selftests/"
 fi
-# End to end: a driver-API program through the shim, /dev/axon and axond.
-if [ -z "${AXON_VM_TESTS:-}" ] || echo " $AXON_VM_TESTS " | grep -q ' e2e_test '; then
+# End to end: a driver-API program through the shim, /dev/axon and axond
+# (e2e_test); cgroup limits through axonctl over netlink (limits_test).
+if wants e2e_test || wants limits_test; then
 	for f in bin/axond lib/libcuda.so.1 tests/bin/vecadd tests/data/kernels.cubin \
 		 tests/data/kernels.fatbin tests/data/kernels.ptx; do
 		[ -f "$build/$f" ] || die "no $build/$f: run make all test-progs"
@@ -86,7 +92,13 @@ if [ -z "${AXON_VM_TESTS:-}" ] || echo " $AXON_VM_TESTS " | grep -q ' e2e_test '
 	cp "$build/lib/libcuda.so.1" "$base/axon/e2e/lib/"
 	cp "$build"/tests/data/kernels.cubin "$build"/tests/data/kernels.fatbin \
 	   "$build"/tests/data/kernels.ptx "$base/axon/e2e/data/"
-	cp "$src/tests/vm/e2e_test" "$base/axon/selftests/"
+	! wants e2e_test || cp "$src/tests/vm/e2e_test" "$base/axon/selftests/"
+fi
+if wants limits_test; then
+	[ -f "$build/bin/axonctl" ] || die "no $build/bin/axonctl: run make all"
+	# axonctl links libnl-genl-3 and libnl-3: copy_libs ships them
+	cp "$build/bin/axonctl" "$base/axon/e2e/bin/"
+	cp "$src/tests/vm/limits_test" "$base/axon/selftests/"
 fi
 copy_libs "$base"
 echo "root:x:0:0:root:/:/bin/sh" > "$base/etc/passwd"

@@ -144,7 +144,8 @@ struct axon_client_page {
  * @cq_overflow: completions that did not fit (always 0 under admission)
  * @sq_mask, @sq_entries, @cq_mask, @cq_entries: ring geometry (constant)
  * @pending_error: CUresult latched from a failed deferred operation, 0 if
- *		none; the next synchronising completion returns and clears it
+ *		none; the next synchronising completion returns and clears it.
+ *		A context-poisoning (sticky) error stays here once seen.
  * @state:	AXON_CLIENT_STATE_*
  * @mint_credit: bytes the client may still mint (deferred AXON_OP_MEM_MAP)
  *		without asking; the daemon has reserved them. Informational:

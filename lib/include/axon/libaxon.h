@@ -222,6 +222,125 @@ static inline void axon_prep_mem(struct axon_sqe *sqe, unsigned int op,
 	sqe->mem.len = len;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The kernel module over generic netlink (family AXON_GENL_NAME)          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * These calls talk to the axon kernel module's generic netlink family
+ * through libnl-genl-3. They are in libaxon.so and in the separate static
+ * archive libaxon-nl.a (link it before libaxon.a, with -lnl-genl-3 -lnl-3);
+ * libaxon.a itself has no libnl dependency.
+ *
+ * Every call returns 0 or a negative errno and, on failure, writes a
+ * sentence for a person into the err buffer given to axon_nl_open:
+ *   -ENOENT	the module is not loaded (axon_nl_open), no such cgroup, no
+ *		such client
+ *   -EPERM	setting a limit or following events needs CAP_NET_ADMIN
+ *   -EINVAL	a request the kernel refused (its extack message is quoted)
+ * A struct axon_nl is not thread-safe.
+ */
+struct axon_nl;
+
+/* AXON_CMD_GET_STATS: the counters of /proc/axon/stats. */
+struct axon_kstats {
+	uint64_t clients;		/* client objects alive */
+	uint64_t opens;			/* opens since load */
+	uint64_t daemon_attached;	/* 0 or 1 */
+	uint64_t daemon_pid;
+	uint64_t attaches;
+	uint64_t enters;
+	uint64_t doorbells;
+	uint64_t notifies;
+	uint64_t events;		/* records read by daemons */
+	uint64_t charges;
+	uint64_t charge_fails;
+	uint64_t uncharges;
+	uint64_t charged_bytes;		/* currently charged, all kinds */
+	uint64_t region_bytes;		/* region memory allocated */
+};
+
+/* One client of the AXON_CMD_GET_CLIENT dump; the strings live only during
+ * the callback. Pids and uids are of the caller's namespaces. */
+struct axon_kclient {
+	uint64_t id;
+	uint32_t pid, uid, gid;
+	uint32_t state;			/* AXON_KSTATE_* */
+	uint64_t cgroup_id;
+	const char *cgroup_path;
+	const char *comm;
+	uint64_t charged;		/* bytes */
+	uint32_t submits, completions, depth;
+};
+
+/* One cgroup of the AXON_CMD_GET_LIMIT dump; cgroup_path lives only during
+ * the callback. limit is AXON_LIMIT_NONE when there is none. */
+struct axon_klimit {
+	uint64_t cgroup_id;
+	const char *cgroup_path;
+	uint32_t kind;			/* AXON_CHARGE_* */
+	uint64_t usage, limit, peak, failcnt;
+};
+
+/* One AXON_CMD_EVENT multicast message. Fields the event does not carry
+ * are 0 (see the uapi header: which event has which). */
+struct axon_kevent {
+	uint32_t event;			/* AXON_NLEV_* */
+	uint64_t client_id;
+	uint32_t pid, uid;
+	char comm[32];
+	uint64_t cgroup_id;
+	uint32_t kind;
+	uint64_t bytes, usage, limit;
+};
+
+/* Callbacks of the dumps: return 0 to go on, non-zero to stop (the dump
+ * call then returns that value). */
+typedef int (*axon_nl_client_fn)(const struct axon_kclient *c, void *arg);
+typedef int (*axon_nl_limit_fn)(const struct axon_klimit *l, void *arg);
+
+/**
+ * axon_nl_open() - connect to the module's netlink family
+ * @err:	receives the reason for this and every later failure on the
+ *		handle; kept by the handle (it must outlive it)
+ * Returns -ENOENT with "the axon kernel module is not loaded" when the
+ * family is not registered.
+ */
+int axon_nl_open(struct axon_nl **nl, char *err, size_t errlen);
+void axon_nl_close(struct axon_nl *nl);
+
+int axon_nl_stats(struct axon_nl *nl, struct axon_kstats *st);
+int axon_nl_clients(struct axon_nl *nl, axon_nl_client_fn fn, void *arg);
+
+/**
+ * axon_nl_limit_get() - device-memory counters of one cgroup
+ * @cgroup_path: relative to the caller's cgroup-namespace root ("/t1")
+ * Any of the out pointers may be NULL. An untracked cgroup reads as zeros
+ * and AXON_LIMIT_NONE.
+ */
+int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
+		      uint64_t *limit, uint64_t *usage, uint64_t *peak,
+		      uint64_t *failcnt);
+/** axon_nl_limit_set() - @limit bytes, AXON_LIMIT_NONE to remove it */
+int axon_nl_limit_set(struct axon_nl *nl, const char *cgroup_path,
+		      uint64_t limit);
+int axon_nl_limits(struct axon_nl *nl, axon_nl_limit_fn fn, void *arg);
+
+/** axon_nl_events_subscribe() - join the "events" group (CAP_NET_ADMIN) */
+int axon_nl_events_subscribe(struct axon_nl *nl);
+/**
+ * axon_nl_event_next() - the next event
+ * @timeout_ms:	-1 waits forever, 0 polls
+ * Returns 0, -ETIMEDOUT, -EINTR (a signal arrived), or -ENOBUFS when the
+ * socket overflowed and events were lost (the next call goes on).
+ */
+int axon_nl_event_next(struct axon_nl *nl, struct axon_kevent *ev,
+		       int timeout_ms);
+/** axon_nl_event_name() - "client-open" for AXON_NLEV_CLIENT_OPEN, "?" */
+const char *axon_nl_event_name(uint32_t event);
+/** axon_nl_kstate_name() - "active" for AXON_KSTATE_ACTIVE, "?" */
+const char *axon_nl_kstate_name(uint32_t state);
+
 #ifdef __cplusplus
 }
 #endif
