@@ -49,7 +49,7 @@ build_module() {
 # the loader, into $1.
 copy_libs() {
 	for p in "$build"/selftests/*_test "$build/bin/axond" "$build/lib/libcuda.so.1" \
-		 "$build/tests/bin/vecadd" "$build/bin/axonctl"; do
+		 "$build/tests/bin/vecadd" "$build/bin/axonctl" "$build/bin/axon-top"; do
 		ldd "$p" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'
 	done | sort -u | while read -r lib; do
 		mkdir -p "$1$(dirname "$lib")"
@@ -97,7 +97,7 @@ fi
 if wants limits_test; then
 	[ -f "$build/bin/axonctl" ] || die "no $build/bin/axonctl: run make all"
 	# axonctl links libnl-genl-3 and libnl-3: copy_libs ships them
-	cp "$build/bin/axonctl" "$base/axon/e2e/bin/"
+	cp "$build/bin/axonctl" "$build/bin/axon-top" "$base/axon/e2e/bin/"
 	cp "$src/tests/vm/limits_test" "$base/axon/selftests/"
 fi
 copy_libs "$base"
