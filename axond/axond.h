@@ -211,6 +211,10 @@ struct axond {
 	uint64_t next_va_slot;
 	uint64_t start_ns;
 
+	/* Per device: ns the executor had work running (sim) or in flight
+	 * (cuda), for utilisation in stats and axon-top. Executors add. */
+	_Atomic uint64_t busy_ns[AXON_MAX_DEVICES];
+
 	/* Device memory accounting (all clients): used + reserved credit. */
 	uint64_t mem_used;
 	uint64_t mem_reserved;

@@ -157,8 +157,12 @@ int stats_render(struct axond *d, char **out, size_t *len)
 	for (i = 0; i < d->info->ndevices; i++) {
 		put(&b, "%s{\"index\":%u,\"name\":", i ? "," : "", i);
 		put_str(&b, d->info->device[i].name);
-		put(&b, ",\"total_mem\":%llu}",
-		    (unsigned long long)d->info->device[i].total_mem);
+		put(&b, ",\"total_mem\":%llu,\"busy_ns\":%llu,\"isolation\":\"%s\"}",
+		    (unsigned long long)d->info->device[i].total_mem,
+		    (unsigned long long)atomic_load(&d->busy_ns[i]),
+		    /* sim: each client its own memory window; cuda: one shared
+		     * context per device (context mode is not built yet) */
+		    !strcmp(d->backend->name, "cuda") ? "shared" : "window");
 	}
 	put(&b, "],\"clients\":[");
 	for (c = d->clients; c; c = c->next) {

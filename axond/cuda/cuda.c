@@ -50,6 +50,7 @@ struct cu_dev {
 	struct work *head, *tail;
 	bool stop;
 	/* executor-private */
+	uint64_t last_poll;	/* 0: nothing was in flight at the last look */
 	struct inflight *inflight, *spare;
 	CUevent *evpool;
 	unsigned int nev, evcap;
@@ -476,6 +477,8 @@ static void *executor(void *arg)
 		batch = cd->head;
 		cd->head = cd->tail = NULL;
 		pthread_mutex_unlock(&cd->lock);
+		if (!cd->inflight)
+			cd->last_poll = 0;
 
 		while (batch) {
 			struct work *w = batch;
@@ -485,6 +488,12 @@ static void *executor(void *arg)
 			run_one(cd, w);
 		}
 		if (cd->inflight) {
+			uint64_t t0 = axond_now_ns();
+
+			/* Busy while work is in flight: time between polls. */
+			if (cd->last_poll && t0 > cd->last_poll)
+				atomic_fetch_add(&cu.d->busy_ns[cd->ordinal], t0 - cd->last_poll);
+			cd->last_poll = t0;
 			if (poll_inflight(cd)) {
 				idle_since = 0;
 			} else {

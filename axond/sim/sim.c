@@ -215,8 +215,12 @@ static void *executor(void *arg)
 		pthread_mutex_unlock(&sim.lock);
 
 		/* A dead client's work is dropped; its memory is going away. */
-		if (!atomic_load(&w->client->dead_for_worker))
+		if (!atomic_load(&w->client->dead_for_worker)) {
+			uint64_t t0 = axond_now_ns();
+
 			res = execute(w);
+			atomic_fetch_add(&d->busy_ns[0], axond_now_ns() - t0);
+		}
 		work_done(d, w, res);
 	}
 }

@@ -79,8 +79,13 @@ devices:
 	for (i = 0; i < s->ndev; i++) {
 		mem_text(top_device_used(s, i), o, a, sizeof(a));
 		mem_text(s->dev[i].total_mem, o, b, sizeof(b));
-		fprintf(f, "GPU%u %s  mem %s used / %s total\n", s->dev[i].index,
+		fprintf(f, "GPU%u %s  mem %s used / %s total", s->dev[i].index,
 			s->dev[i].name, a, b);
+		if (s->dev[i].util >= 0)
+			fprintf(f, "  util %.0f%%", s->dev[i].util * 100);
+		if (s->dev[i].isolation[0])
+			fprintf(f, "  isolation %s", s->dev[i].isolation);
+		fputc('\n', f);
 	}
 	if (s->daemon.mem_reserved != TOP_UNKNOWN && s->daemon.mem_reserved) {
 		mem_text(s->daemon.mem_reserved, o, a, sizeof(a));
@@ -310,6 +315,15 @@ void top_print_json(FILE *f, const struct top_snapshot *s, const struct top_opts
 		fprintf(f, ",\"total_mem\":%llu,\"mem_used\":",
 			(unsigned long long)s->dev[i].total_mem);
 		json_u64_or_null(f, top_device_used(s, i));
+		if (s->dev[i].util >= 0)
+			fprintf(f, ",\"util\":%.4f", s->dev[i].util);
+		else
+			fputs(",\"util\":null", f);
+		fputs(",\"isolation\":", f);
+		if (s->dev[i].isolation[0])
+			top_json_string(f, s->dev[i].isolation);
+		else
+			fputs("null", f);
 		fputc('}', f);
 	}
 	fputs("],\"clients\":[", f);

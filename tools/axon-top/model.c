@@ -143,6 +143,17 @@ void top_rates(const struct top_snapshot *prev, struct top_snapshot *cur)
 		return;
 	cur->interval_s = dt;
 	cur->have_rates = true;
+	for (i = 0; i < cur->ndev && i < prev->ndev; i++) {
+		const struct top_device *p = &prev->dev[i];
+		struct top_device *c = &cur->dev[i];
+
+		if (c->busy_ns == TOP_UNKNOWN || p->busy_ns == TOP_UNKNOWN ||
+		    c->busy_ns < p->busy_ns)
+			continue;
+		c->util = (double)(c->busy_ns - p->busy_ns) / (dt * 1e9);
+		if (c->util > 1)
+			c->util = 1;
+	}
 	if (prev->nclients) {
 		idx = malloc(prev->nclients * sizeof(*idx));
 		if (!idx)

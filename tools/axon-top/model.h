@@ -76,6 +76,9 @@ struct top_device {
 	char name[128];
 	uint64_t total_mem;
 	uint64_t mem_used;		/* TOP_UNKNOWN when the source has no split */
+	uint64_t busy_ns;		/* TOP_UNKNOWN when the source has none */
+	double util;			/* busy fraction over the interval, -1: unknown */
+	char isolation[16];		/* "shared", "window", or "" */
 };
 
 struct top_daemon {

@@ -118,6 +118,10 @@ int top_parse_stats(const char *json, struct top_snapshot *s, char *err,
 		copy_str(dv->name, sizeof(dv->name), jr_str(jr_get(v, "name"), "?"));
 		dv->total_mem = jr_u64(jr_get(v, "total_mem"), 0);
 		dv->mem_used = jr_u64(jr_get(v, "mem_used"), TOP_UNKNOWN);
+		dv->busy_ns = jr_u64(jr_get(v, "busy_ns"), TOP_UNKNOWN);
+		dv->util = -1;
+		copy_str(dv->isolation, sizeof(dv->isolation),
+			 jr_str(jr_get(v, "isolation"), ""));
 		s->ndev++;
 	}
 

@@ -216,7 +216,11 @@ static void draw_meter(struct ui *u, int y, const struct top_device *d, uint64_t
 	put(y, x + 1, pair(u, PAIR_BAR, A_NORMAL) | A_BOLD, bar, -1);
 	put(y, x + 1 + bw - tl, A_BOLD, text, -1);
 	put(y, x + 1 + bw, A_BOLD, "]", -1);
-	snprintf(name, sizeof(name), "%s", d->name);
+	if (d->util >= 0)
+		snprintf(name, sizeof(name), "util %3.0f%%  %s%s%s", d->util * 100, d->name,
+			 d->isolation[0] ? "  isolation " : "", d->isolation);
+	else
+		snprintf(name, sizeof(name), "%s", d->name);
 	put(y, x + bw + 3, A_NORMAL, name, -1);
 }
 
