@@ -368,8 +368,10 @@ struct tdclient *tdaemon_map(struct tdaemon *d, uint64_t id)
 	for (i = 0; i < TD_MAX_CLIENTS && !t; i++)
 		if (d->c[i].fd <= 0)
 			t = &d->c[i];
-	if (!t)
+	if (!t) {
+		errno = ENOSPC;
 		return NULL;
+	}
 	a.params = (uintptr_t)&t->p;
 	if (ioctl(d->fd, AXON_IOC_CLIENT_FD, &a) < 0)
 		return NULL;
@@ -494,8 +496,26 @@ int tdaemon_handle(struct tdaemon *d, const struct axon_event *ev)
 	}
 	if ((ev->events & (AXON_EV_OPEN | AXON_EV_EXISTING)) && !t) {
 		t = tdaemon_map(d, ev->client_id);
-		if (!t)
-			return -errno;
+		if (!t) {
+			struct axon_disconnect dc = {
+				.client_id = ev->client_id,
+				.error = errno ? -errno : -EIO,
+			};
+
+			/* ENOENT: it is gone already, a GONE record follows */
+			if (dc.error == -ENOENT)
+				return dc.error;
+			/*
+			 * Every client must be answered: refuse one that
+			 * cannot be served (e.g. the table is full), or its
+			 * SETUP waits for this daemon forever.
+			 */
+			fprintf(stderr, "fake daemon: cannot serve client %llu: %s\n",
+				(unsigned long long)ev->client_id,
+				strerror(-dc.error));
+			ioctl(d->fd, AXON_IOC_DISCONNECT, &dc);
+			return dc.error;
+		}
 		if (ev->state == AXON_KSTATE_PENDING ||
 		    ev->state == AXON_KSTATE_ORPHAN) {
 			int ret = tdaemon_accept(d, ev->client_id);

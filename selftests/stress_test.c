@@ -51,11 +51,20 @@ static int client_loop(unsigned int seed)
 			ret = tclient_wait_cqe(&c, &cqe, 500);
 		if (ret && ret != -ECONNRESET && ret != -ETIME)
 			return 102;
-		/* sometimes leave without unmapping: exit/close does it */
-		if (rand() % 4)
+		/*
+		 * Sometimes close the fd while still mapped: the mappings keep
+		 * the client alive (Documentation/kmod.md §7) and the last
+		 * munmap releases it. They must go now, not at exit: every
+		 * client left mapped stays alive for the rest of the run and
+		 * each restarted daemon adopts it again.
+		 */
+		if (rand() % 4) {
 			tclient_close(&c);
-		else
+		} else {
 			close(c.fd);
+			c.fd = -1;
+			tclient_close(&c);
+		}
 	}
 	return 0;
 }
