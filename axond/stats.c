@@ -91,6 +91,19 @@ static uint64_t percentile(const uint64_t *hist, double p)
 	return 1ULL << (LAT_BUCKETS - 1);
 }
 
+/* The device of the client's first live context, -1 before it has one. */
+static int client_device(struct client *c)
+{
+	uint32_t pos = 0;
+	uint64_t h;
+	void *obj;
+
+	while (handle_iter(&c->ctxs, AXON_HANDLE_CTX, &pos, &h, &obj))
+		if (!((struct ctx *)obj)->dying)
+			return ((struct ctx *)obj)->device;
+	return -1;
+}
+
 static void put_client(struct buf *b, struct axond *d, struct client *c)
 {
 	const struct client_stats *s = &c->stats;
@@ -102,6 +115,7 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	    (unsigned long long)c->id, (int)c->pid, (unsigned int)c->uid,
 	    (unsigned int)c->gid);
 	put_str(b, c->comm);
+	put(b, ",\"device\":%d", client_device(c));
 	put(b, ",\"connected_s\":%.3f,\"transport\":\"%s\",\"kmod_id\":%llu,"
 	    "\"cgroup_id\":%llu,\"tracers\":%u",
 	    (double)(axond_now_ns() - c->connect_ns) / 1e9,

@@ -39,7 +39,7 @@ def bad(msg):
     print("batch text: " + msg, file=sys.stderr); sys.exit(1)
 if len(snaps) != 2:
     bad("%d snapshots, want 2" % len(snaps))
-want_cols = ["ID", "PID", "USER", "COMMAND", "MEM", "OPS/s", "LOC/s", "DEF/s",
+want_cols = ["ID", "PID", "USER", "COMMAND", "DEV", "MEM", "OPS/s", "LOC/s", "DEF/s",
              "SYNC/s", "XING/s", "P50us", "P99us", "SQ", "ERR", "H2D/s", "D2H/s",
              "ALLOCS", "TIME"]
 for s in snaps:
@@ -73,7 +73,7 @@ for s in snaps:
     if not a or not b or len(rows) != 2:
         bad("rows %r" % rows)
     for r, comm, mem, err in ((a, "topc-a", 64 << 20, 0), (b, "topc-b", 3 << 20, 2)):
-        if r["COMMAND"] != comm or r["USER"] != os.environ["USER_NAME"]:
+        if r["COMMAND"] != comm or r["USER"] != os.environ["USER_NAME"] or r["DEV"] != "0":
             bad("row %r" % r)
         # the shim maps small extras (module globals): at most 1 MiB more
         if not mem <= int(r["MEM"]) <= mem + (1 << 20):
@@ -202,7 +202,7 @@ grep -q '^(no clients)$' "$T/nu.txt" || { cat "$T/nu.txt" >&2; fail "-u no-such-
 "$TOP" -b -n 1 -d 0.1 --sort err >"$T/s3.txt" || fail "--sort err exited $?"
 [ "$(rows "$T/s3.txt" | head -n 1)" = "$PID_B" ] || { cat "$T/s3.txt" >&2; fail "--sort err: B first"; }
 "$TOP" -b -n 1 -d 0.1 >"$T/h.txt" || fail "human sizes exited $?"
-grep -q " topc-a  *64\.0M " "$T/h.txt" || { cat "$T/h.txt" >&2; fail "human MEM 64.0M for A"; }
+grep -q " topc-a  *0  *64\.0M " "$T/h.txt" || { cat "$T/h.txt" >&2; fail "human MEM 64.0M for A"; }
 grep -q "mem .* used / 16\.0G total" "$T/h.txt" || fail "human device memory"
 
 # ---- errors ------------------------------------------------------------------
