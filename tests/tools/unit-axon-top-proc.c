@@ -201,6 +201,41 @@ START_TEST(basic_text)
 }
 END_TEST
 
+/* -g keeps a cgroup and the ones below it, on path-component boundaries. */
+START_TEST(cgroup_filter)
+{
+	static const struct { const char *g; const char *want; } cases[] = {
+		{ "/", " 3 7 9" }, { "/axt", " 3" }, { "/axt/a/b", " 3" },
+		{ "/ax", "" }, { "/my jobs", " 7" }, { "/none", "" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char args[1024], got[64] = "", *out, *err, *p;
+		int rc;
+
+		snprintf(args, sizeof(args), "--source proc --proc-dir '%s/proc-basic' -b -n 1 "
+			 "-d 0.01 --sort id -g '%s'", fixtures, cases[i].g);
+		rc = run_top(args, &out, &err);
+		ck_assert_msg(rc == 0 && !*err, "exit %d: %s", rc, err);
+		p = strstr(out, "\n   ID ");
+		if (p)
+			p = strchr(p + 1, '\n');
+		while (p && p[1] && p[1] != '\n') {
+			unsigned int id;
+
+			if (sscanf(p + 1, "%u", &id) == 1)
+				snprintf(got + strlen(got), sizeof(got) - strlen(got), " %u", id);
+			p = strchr(p + 1, '\n');
+		}
+		ck_assert_msg(!strcmp(got, cases[i].want), "-g '%s': ids '%s', want '%s'",
+			      cases[i].g, got, cases[i].want);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
 START_TEST(empty_clients)
 {
 	char args[1024], *out, *err;
@@ -465,6 +500,7 @@ int main(void)
 	tcase_add_test(tc, basic_json);
 	tcase_add_test(tc, basic_text);
 	tcase_add_test(tc, empty_clients);
+	tcase_add_test(tc, cgroup_filter);
 	tcase_add_test(tc, extra_fields);
 	tcase_add_test(tc, no_cgroups_file);
 	tcase_add_test(tc, unescape);

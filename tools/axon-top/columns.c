@@ -396,7 +396,15 @@ bool top_visible(const struct top_client *c, const struct top_opts *o)
 			return false;
 	}
 	if (o->filter[0] && !strcasestr(c->user, o->filter) &&
-	    !strcasestr(c->comm, o->filter))
+	    !strcasestr(c->comm, o->filter) && !strcasestr(c->cgroup, o->filter))
 		return false;
+	if (o->cgroup[0]) {
+		size_t n = strlen(o->cgroup);
+
+		/* The cgroup itself or one below it ("/a" matches "/a/b"). */
+		if (strncmp(c->cgroup, o->cgroup, n) ||
+		    (c->cgroup[n] && c->cgroup[n] != '/' && o->cgroup[n - 1] != '/'))
+			return false;
+	}
 	return true;
 }

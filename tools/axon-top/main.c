@@ -29,6 +29,7 @@ static void usage(FILE *f)
 "  -n, --iterations N      stop after N snapshots (batch) or refreshes (UI)\n"
 "      --json              batch output as one JSON object per snapshot\n"
 "  -u, --user USER         only clients of USER (name or uid)\n"
+"  -g, --cgroup PATH       only clients in cgroup PATH or below it\n"
 "  -p, --pid PID           only the clients of PID; with --trace, trace it\n"
 "      --client ID         only client ID; with --trace, trace it\n"
 "      --trace             follow one client's calls (needs -p or --client)\n"
@@ -52,8 +53,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "\n"
 "keys in the UI: h or ? help, q quit, F6 or < > change the sort column,\n"
-"M sort by memory, P by ops/s, I by id, R reverse, / filter by user or\n"
-"command, u filter by user, t trace the selected client, b toggle --bytes,\n"
+"M sort by memory, P by ops/s, I by id, R reverse, / filter by user,\n"
+"command or cgroup, u filter by user, t trace the selected client, b toggle --bytes,\n"
 "arrows/PgUp/PgDn/Home/End select.\n");
 }
 
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "user", required_argument, NULL, 'u' },
+		{ "cgroup", required_argument, NULL, 'g' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "client", required_argument, NULL, OPT_CLIENT },
 		{ "trace", no_argument, NULL, OPT_TRACE },
@@ -123,7 +125,7 @@ int main(int argc, char **argv)
 	long long v;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "d:bn:u:p:s:rhV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:bn:u:g:p:s:rhV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (parse_delay(optarg, &o.delay)) {
@@ -141,6 +143,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON: o.json = o.batch = true; break;
 		case 'u': snprintf(o.user, sizeof(o.user), "%s", optarg); break;
+		case 'g': snprintf(o.cgroup, sizeof(o.cgroup), "%s", optarg); break;
 		case 'p':
 			if (parse_long(optarg, 1, 0x7fffffff, &v)) {
 				fprintf(stderr, "axon-top: bad pid '%s'\n", optarg);

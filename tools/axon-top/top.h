@@ -32,6 +32,7 @@ struct top_opts {
 	const char *proc_dir;	/* --proc-dir (NULL: TOP_PROC_DIR) */
 	char user[64];		/* -u: user name or uid */
 	char filter[64];	/* '/': substring of user or command */
+	char cgroup[128];	/* -g: this cgroup and those below it */
 	pid_t pid;		/* -p: only that process (and the trace target) */
 	uint64_t client_id;	/* --client */
 	int sort;		/* enum top_col */
