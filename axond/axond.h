@@ -121,6 +121,7 @@ struct client {
 	int transport;		/* CLIENT_* */
 	uint64_t kmod_id;	/* the kernel's id of a CLIENT_KMOD client */
 	int kmod_fd;		/* its AXON_IOC_CLIENT_FD descriptor */
+	bool pooled;		/* its region came from the pool (prepared) */
 	void *kmod_maps[6];	/* its region, one mapping per part */
 	size_t kmod_map_len[6];
 	uint64_t cgroup_id;
@@ -187,6 +188,7 @@ struct axond_config {
 	uint64_t mint_credit;
 	uint64_t va_base;	/* first client window */
 	uint64_t va_size;	/* bytes of device addresses per client */
+	unsigned int region_pool;	/* regions kept ready (pool.c) */
 	int verbose;
 };
 
@@ -258,6 +260,14 @@ struct client *client_create(struct axond *d, int sock_fd,
 			     const struct axon_hello *hello,
 			     struct axon_welcome *w);
 struct client *client_alloc(struct axond *d);
+int client_default_geometry(struct axond *d, struct axon_params *p);
+
+/* pool.c: regions made ahead of time */
+int region_create(size_t size, int *fd, void **map);
+void region_pool_init(struct axond *d);
+void region_pool_refill(struct axond *d);
+int region_pool_take(struct axond *d, const struct axon_params *p, int *fd, void **map);
+void region_pool_fini(struct axond *d);
 int client_activate(struct axond *d, struct client *c, struct axon_welcome *w);
 void client_free(struct client *c);
 

@@ -87,6 +87,11 @@ struct backend {
 			     int64_t *value);
 	/* Frees f->backend_priv. */
 	void (*func_free)(struct axond *d, struct func *f);
+	/* Optional: start preparing a pooled region's data area before any
+	 * client has it (client_init then finds it prepared), and undo that
+	 * for a region no client took. */
+	void (*region_prepare)(struct axond *d, void *data, size_t len);
+	void (*region_unprepare)(struct axond *d, void *data);
 	/* Optional: free a stream's / event's backend state (after its work). */
 	void (*stream_fini)(struct axond *d, struct stream *s);
 	void (*event_fini)(struct axond *d, struct event *e);

@@ -44,6 +44,18 @@ static int hello_error(struct axon_welcome *w, int status, const char *msg)
 	return status;
 }
 
+static int negotiate(struct axond *d, const struct axon_hello *h,
+		     struct axon_params *p, struct axon_welcome *w);
+
+/* The geometry a client asking for the defaults gets (pool.c). */
+int client_default_geometry(struct axond *d, struct axon_params *p)
+{
+	struct axon_hello h = { .magic = AXON_MAGIC, .abi_major = AXON_ABI_MAJOR };
+	struct axon_welcome w;
+
+	return negotiate(d, &h, p, &w);
+}
+
 /* Checks the hello and fills the geometry the client will get. */
 static int negotiate(struct axond *d, const struct axon_hello *h,
 		     struct axon_params *p, struct axon_welcome *w)
@@ -103,27 +115,23 @@ static int negotiate(struct axond *d, const struct axon_hello *h,
 	return 0;
 }
 
-static int map_region(struct client *c)
+static int map_region(struct axond *d, struct client *c)
 {
 	const struct axon_params *p = &c->params;
-	char name[32];
+	void *map;
+	int ret;
 
-	snprintf(name, sizeof(name), "axon-client-%llu", (unsigned long long)c->id);
-	c->region_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (c->region_fd < 0)
-		return -errno;
-	if (ftruncate(c->region_fd, (off_t)p->region_size) < 0)
-		return -errno;
-	/* The client gets the same file: it must not be able to shrink it
-	 * under our mapping (SIGBUS) or grow it. */
-	if (fcntl(c->region_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		return -errno;
-	c->region = mmap(NULL, p->region_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 c->region_fd, 0);
-	if (c->region == MAP_FAILED) {
-		c->region = NULL;
-		return -errno;
+	/* A region made ahead of time when the client asked for the default
+	 * sizes (pool.c), else a new one. */
+	if (region_pool_take(d, p, &c->region_fd, &map) == 0) {
+		c->pooled = true;
+		region_pool_refill(d);
+	} else {
+		ret = region_create(p->region_size, &c->region_fd, &map);
+		if (ret)
+			return ret;
 	}
+	c->region = map;
 	c->region_size = p->region_size;
 	c->cpage = (void *)((char *)c->region + p->off_client);
 	c->dpage = (void *)((char *)c->region + p->off_daemon);
@@ -366,7 +374,7 @@ struct client *client_create(struct axond *d, int sock_fd,
 		goto err_free;
 	c->params.client_id = c->id;
 	read_identity(c);
-	ret = map_region(c);
+	ret = map_region(d, c);
 	if (ret) {
 		hello_error(w, ret, "cannot set up the client's rings");
 		goto err_free;

@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"  --vendor-lib=PATH      cuda: NVIDIA's libcuda.so.1 (default: search\n"
 		"                         /usr/local/nvidia/lib64, .../nvidia/current, ...)\n"
 		"  --listen=unix:PATH     socket (default unix:" AXON_DEFAULT_SOCKET ")\n"
+		"  --region-pool=N        regions of the default size kept ready, prepared\n"
+		"                         in the background (default 2 with --backend=cuda)\n"
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
@@ -68,6 +70,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "vendor-lib", required_argument, NULL, 'V' },
 		{ "kmod", required_argument, NULL, 'K' },
+		{ "region-pool", required_argument, NULL, 'P' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "sim-mem", required_argument, NULL, 'm' },
 		{ "spin-us", required_argument, NULL, 's' },
@@ -94,11 +97,13 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->max_clients = 1024;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
+	cfg->region_pool = ~0U;	/* "default": decided once the backend is known */
 	while ((o = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'b': cfg->backend = optarg; break;
 		case 'V': cfg->vendor_lib = optarg; break;
 		case 'K': cfg->kmod = optarg; break;
+		case 'P': cfg->region_pool = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 'l': cfg->listen = optarg; break;
 		case 'm':
 			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))
@@ -340,6 +345,9 @@ int main(int argc, char **argv)
 	if (check_op_table())
 		return 1;
 	d->backend = backend_find(d->cfg.backend);
+	/* Only a backend that prepares regions gains from a pool. */
+	if (d->cfg.region_pool == ~0U)
+		d->cfg.region_pool = d->backend && d->backend->region_prepare ? 2 : 0;
 	if (!d->backend) {
 		log_err("unknown backend '%s' (this build has: sim, cuda)", d->cfg.backend);
 		return 2;
@@ -367,6 +375,8 @@ int main(int argc, char **argv)
 	}
 	ret = seal_info(d);
 	if (!ret)
+		region_pool_init(d);
+	if (!ret)
 		ret = server_listen(d);
 	if (!ret)
 		ret = kmod_attach(d);
@@ -384,6 +394,7 @@ int main(int argc, char **argv)
 	while (d->clients)
 		client_disconnect(d, d->clients);
 	kmod_detach(d);
+	region_pool_fini(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
 	log_info("axond stopped");

@@ -64,14 +64,22 @@ struct cu_client {
 	uint64_t npages;
 	uint32_t *refs;		/* per page: allocations touching it */
 	CUmemGenericAllocationHandle *phys;
-	/* Data-area registration for DMA, done by the registrar thread
-	 * (reg_lock): it costs ~0.7 ms per MiB, too long for a client to
-	 * wait at connect. Copies before it finishes still work: the driver
-	 * stages unregistered memory itself. */
-	enum { REG_QUEUED, REG_RUNNING, REG_DONE, REG_FAILED, REG_CANCELLED } reg;
-	struct cu_client *reg_next;
-	void *reg_ptr;
-	size_t reg_len;
+	struct dma_reg *reg;	/* its data area's registration */
+};
+
+/*
+ * A data area's registration for DMA, done by the registrar thread
+ * (cu.reg_lock): it costs ~0.7 ms per MiB, too long for a client to wait at
+ * connect. Copies before it finishes still work: the driver stages
+ * unregistered memory itself. Pooled regions are registered before any
+ * client has them (cu.prepared), and a client that gets one adopts it.
+ */
+struct dma_reg {
+	enum { REG_QUEUED, REG_RUNNING, REG_DONE, REG_FAILED, REG_CANCELLED } state;
+	void *ptr;
+	size_t len;
+	struct dma_reg *next;		/* the registrar's queue */
+	struct dma_reg *next_prepared;	/* cu.prepared */
 };
 
 struct cu_module {
@@ -88,7 +96,8 @@ static struct {
 	pthread_t reg_thread;
 	pthread_mutex_t reg_lock;
 	pthread_cond_t reg_cond;
-	struct cu_client *reg_head, *reg_tail;
+	struct dma_reg *reg_head, *reg_tail;
+	struct dma_reg *prepared;	/* pooled regions, not yet adopted */
 	bool reg_stop;
 } cu;
 
@@ -103,72 +112,129 @@ static void *registrar(void *arg)
 	vd.cuCtxSetCurrent(cu.dev[0].ctx);
 	pthread_mutex_lock(&cu.reg_lock);
 	for (;;) {
-		struct cu_client *cc;
+		struct dma_reg *g;
 		CUresult r;
 
 		while (!cu.reg_head && !cu.reg_stop)
 			pthread_cond_wait(&cu.reg_cond, &cu.reg_lock);
-		cc = cu.reg_head;
-		if (!cc)
+		g = cu.reg_head;
+		if (!g)
 			break;
-		cu.reg_head = cc->reg_next;
+		cu.reg_head = g->next;
 		if (!cu.reg_head)
 			cu.reg_tail = NULL;
-		cc->reg = REG_RUNNING;
+		g->state = REG_RUNNING;
 		pthread_mutex_unlock(&cu.reg_lock);
-		r = vd.cuMemHostRegister(cc->reg_ptr, cc->reg_len, CU_MEMHOSTREGISTER_PORTABLE);
+		r = vd.cuMemHostRegister(g->ptr, g->len, CU_MEMHOSTREGISTER_PORTABLE);
 		if (r)
 			log_cu("registering a client's data area (copies stay staged)", r);
 		pthread_mutex_lock(&cu.reg_lock);
-		cc->reg = r ? REG_FAILED : REG_DONE;
+		g->state = r ? REG_FAILED : REG_DONE;
 		pthread_cond_broadcast(&cu.reg_cond);
 	}
 	pthread_mutex_unlock(&cu.reg_lock);
 	return NULL;
 }
 
-static void register_later(struct cu_client *cc, void *ptr, size_t len)
+/* Queues a registration; reg_lock held. */
+static void queue_locked(struct dma_reg *g)
 {
-	pthread_mutex_lock(&cu.reg_lock);
-	cc->reg = REG_QUEUED;
-	cc->reg_ptr = ptr;
-	cc->reg_len = len;
-	cc->reg_next = NULL;
+	g->state = REG_QUEUED;
+	g->next = NULL;
 	if (cu.reg_tail)
-		cu.reg_tail->reg_next = cc;
+		cu.reg_tail->next = g;
 	else
-		cu.reg_head = cc;
-	cu.reg_tail = cc;
+		cu.reg_head = g;
+	cu.reg_tail = g;
 	pthread_cond_signal(&cu.reg_cond);
-	pthread_mutex_unlock(&cu.reg_lock);
 }
 
-/* Before the data area goes: take it off the queue, or wait for the
- * registration in progress, and undo a finished one. */
-static void unregister(struct cu_client *cc)
+/* The registration of [ptr, ptr+len): a prepared one, or a new one queued. */
+static struct dma_reg *register_later(void *ptr, size_t len)
 {
-	struct cu_client **pp;
+	struct dma_reg **pp, *g;
 
 	pthread_mutex_lock(&cu.reg_lock);
-	if (cc->reg == REG_QUEUED) {
-		for (pp = &cu.reg_head; *pp; pp = &(*pp)->reg_next) {
-			if (*pp == cc) {
-				*pp = cc->reg_next;
+	for (pp = &cu.prepared; *pp; pp = &(*pp)->next_prepared) {
+		if ((*pp)->ptr == ptr && (*pp)->len == len) {
+			g = *pp;
+			*pp = g->next_prepared;
+			pthread_mutex_unlock(&cu.reg_lock);
+			return g;
+		}
+	}
+	g = calloc(1, sizeof(*g));
+	if (g) {
+		g->ptr = ptr;
+		g->len = len;
+		queue_locked(g);
+	}
+	pthread_mutex_unlock(&cu.reg_lock);
+	return g;
+}
+
+/* Before the memory goes: take it off the queue, or wait for the
+ * registration in progress, and undo a finished one. */
+static void unregister(struct dma_reg *g)
+{
+	struct dma_reg **pp;
+
+	if (!g)
+		return;
+	pthread_mutex_lock(&cu.reg_lock);
+	if (g->state == REG_QUEUED) {
+		for (pp = &cu.reg_head; *pp; pp = &(*pp)->next) {
+			if (*pp == g) {
+				*pp = g->next;
 				break;
 			}
 		}
 		cu.reg_tail = NULL;
-		for (pp = &cu.reg_head; *pp; pp = &(*pp)->reg_next)
+		for (pp = &cu.reg_head; *pp; pp = &(*pp)->next)
 			cu.reg_tail = *pp;
-		cc->reg = REG_CANCELLED;
+		g->state = REG_CANCELLED;
 	}
-	while (cc->reg == REG_RUNNING)
+	while (g->state == REG_RUNNING)
 		pthread_cond_wait(&cu.reg_cond, &cu.reg_lock);
 	pthread_mutex_unlock(&cu.reg_lock);
-	if (cc->reg == REG_DONE)
-		vd.cuMemHostUnregister(cc->reg_ptr);
+	if (g->state == REG_DONE)
+		vd.cuMemHostUnregister(g->ptr);
+	free(g);
 }
 
+/* A pooled region: register its data area before a client has it. */
+static void cuda_region_prepare(struct axond *d, void *data, size_t len)
+{
+	struct dma_reg *g = calloc(1, sizeof(*g));
+
+	(void)d;
+	if (!g)
+		return;
+	g->ptr = data;
+	g->len = len;
+	pthread_mutex_lock(&cu.reg_lock);
+	queue_locked(g);
+	g->next_prepared = cu.prepared;
+	cu.prepared = g;
+	pthread_mutex_unlock(&cu.reg_lock);
+}
+
+static void cuda_region_unprepare(struct axond *d, void *data)
+{
+	struct dma_reg **pp, *g = NULL;
+
+	(void)d;
+	pthread_mutex_lock(&cu.reg_lock);
+	for (pp = &cu.prepared; *pp; pp = &(*pp)->next_prepared) {
+		if ((*pp)->ptr == data) {
+			g = *pp;
+			*pp = g->next_prepared;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cu.reg_lock);
+	unregister(g);
+}
 
 /* ---- info page ----------------------------------------------------------- */
 
@@ -634,7 +700,7 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	c->params.va_base = cc->base;
 	/* Pageable copies go through the data area: make it DMA-able, in
 	 * the background so that connecting stays instant. */
-	register_later(cc, c->data, c->params.data_size);
+	cc->reg = register_later(c->data, c->params.data_size);
 	c->backend_priv = cc;
 	return 0;
 err:
@@ -677,7 +743,7 @@ static void cuda_client_fini(struct axond *d, struct client *c)
 		vd.cuMemRelease(cc->phys[p]);
 	}
 	vd.cuMemAddressFree(cc->base, cc->size);
-	unregister(cc);
+	unregister(cc->reg);
 	free(cc->refs);
 	free(cc->phys);
 	free(cc);
@@ -897,6 +963,8 @@ const struct backend cuda_backend = {
 	.module_get_global = cuda_module_get_global,
 	.func_get_attr = cuda_func_get_attr,
 	.func_free = cuda_func_free,
+	.region_prepare = cuda_region_prepare,
+	.region_unprepare = cuda_region_unprepare,
 	.stream_fini = cuda_stream_fini,
 	.event_fini = cuda_event_fini,
 	.submit = cuda_submit,
