@@ -94,13 +94,26 @@ static void pending_drop(struct axond *d, unsigned int i, bool close_it)
 	pending[i] = pending[--npending];
 }
 
-/* Out of descriptors: take the oldest connection off the backlog and close
- * it, so the level-triggered listener does not spin the dispatcher. */
+/*
+ * Out of descriptors. A silent connection is worth less than a new one: close
+ * the oldest that has not said hello, and the next accept succeeds. With none,
+ * take the newest connection off the backlog and close it, so the
+ * level-triggered listener does not spin the dispatcher.
+ */
 static void shed_one(struct axond *d)
 {
 	static uint64_t last_log;
 	uint64_t now = axond_now_ns();
+	unsigned int i, oldest = 0;
 	int fd;
+
+	if (npending) {
+		for (i = 1; i < npending; i++)
+			if (pending[i].deadline < pending[oldest].deadline)
+				oldest = i;
+		pending_drop(d, oldest, true);
+		return;
+	}
 
 	if (spare_fd >= 0) {
 		close(spare_fd);
