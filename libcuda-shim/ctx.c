@@ -245,19 +245,8 @@ SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
 	struct shim_waiter w = { 0 };
-	struct axon_sqe *sqe;
-	CUresult r;
 
-	shim_lock();
-	sqe = shim_sqe();
-	if (!sqe) {
-		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
-	}
-	axon_prep_obj(sqe, AXON_OP_CTX_SYNC, sc->handle, 0, 0);
-	r = shim_sync_op(sqe, &w);
-	shim_unlock();
-	return r;
+	return shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
 }
 
 SHIM_EXPORT CUresult cuCtxSynchronize(void)

@@ -246,7 +246,6 @@ static CUresult elapsed(float *ms, CUevent start, CUevent end)
 {
 	struct shim_waiter w = { 0 };
 	struct shim_event *a, *b;
-	struct axon_sqe *sqe;
 	CUresult r;
 
 	if (!ms)
@@ -258,13 +257,7 @@ static CUresult elapsed(float *ms, CUevent start, CUevent end)
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
-	sqe = shim_sqe();
-	if (!sqe) {
-		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
-	}
-	axon_prep_obj(sqe, AXON_OP_EVENT_ELAPSED, a->handle, b->handle, 0);
-	r = shim_sync_op(sqe, &w);
+	r = shim_call_obj_locked(AXON_OP_EVENT_ELAPSED, a->handle, b->handle, 0, &w);
 	if (!r)
 		*ms = (float)((double)(int64_t)w.aux[0] / 1e6);
 	shim_unlock();

@@ -108,7 +108,6 @@ SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
 	struct shim_waiter w = { 0 };
 	struct shim_ctx *sc;
-	struct axon_sqe *sqe;
 	CUresult r;
 
 	if (!free_bytes || !total)
@@ -116,19 +115,11 @@ SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
-	shim_lock();
-	sqe = shim_sqe();
-	if (!sqe) {
-		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
-	}
-	axon_prep_obj(sqe, AXON_OP_MEM_GET_INFO, 0, (uint64_t)sc->device, 0);
-	r = shim_sync_op(sqe, &w);
+	r = shim_call_obj(AXON_OP_MEM_GET_INFO, 0, (uint64_t)sc->device, 0, &w);
 	if (!r) {
 		*free_bytes = w.aux[0];
 		*total = w.aux[1];
 	}
-	shim_unlock();
 	return r;
 }
 

@@ -335,7 +335,6 @@ SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmo
 SHIM_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction f)
 {
 	struct shim_waiter w = { 0 };
-	struct axon_sqe *sqe;
 	CUresult r;
 
 	if (!pi)
@@ -345,13 +344,8 @@ SHIM_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CU
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
-	sqe = shim_sqe();
-	if (!sqe) {
-		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
-	}
-	axon_prep_obj(sqe, AXON_OP_FUNC_GET_ATTR, (uint64_t)(uintptr_t)f, (uint64_t)attrib, 0);
-	r = shim_sync_op(sqe, &w);
+	r = shim_call_obj_locked(AXON_OP_FUNC_GET_ATTR, (uint64_t)(uintptr_t)f,
+				 (uint64_t)attrib, 0, &w);
 	if (!r)
 		*pi = (int)(int64_t)w.aux[0];
 	shim_unlock();

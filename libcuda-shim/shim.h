@@ -101,6 +101,11 @@ static inline void shim_unlock(void) { pthread_mutex_unlock(&shim.lock); }
 
 /* One synchronous op: fill with fn, wait, return res (and aux). */
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w);
+/* One synchronous object op (axon_prep_obj's fields): w gets res and aux. */
+CUresult shim_call_obj(unsigned int op, uint64_t handle, uint64_t arg0, uint64_t arg1,
+		       struct shim_waiter *w);
+CUresult shim_call_obj_locked(unsigned int op, uint64_t handle, uint64_t arg0,
+			      uint64_t arg1, struct shim_waiter *w);
 
 /* data.c */
 enum data_release { DATA_AFTER_SQ, DATA_AFTER_STREAM, DATA_AFTER_CQE };
