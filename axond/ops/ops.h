@@ -55,6 +55,7 @@ extern const struct op_def op_table[AXON_OP_LAST];
 
 /* Handlers, by family (ops/<family>.c). */
 enum op_status op_nop(struct op_ctx *o);
+enum op_status op_unbuilt(struct op_ctx *o);	/* placeholder, nop.c */
 enum op_status op_ctx_create(struct op_ctx *o);
 enum op_status op_ctx_destroy(struct op_ctx *o);
 enum op_status op_ctx_sync(struct op_ctx *o);
