@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* AXON_OP_NOP: the whole shape of an op. Used to measure the ring itself. */
+#include <cuda.h>
 #include "ops.h"
 
 enum op_status op_nop(struct op_ctx *o)
