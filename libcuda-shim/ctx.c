@@ -245,8 +245,11 @@ SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
 	struct shim_waiter w = { 0 };
+	CUresult r = shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
 
-	return shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
+	/* What the context's kernels printed, after its synchronisation. */
+	shim_devout_drain();
+	return r;
 }
 
 SHIM_EXPORT CUresult cuCtxSynchronize(void)

@@ -1,30 +1,56 @@
-# bench/gpu: driver-API benchmarks on a GPU machine, natively and through
-# axon side by side (issue 4; results in Documentation/performance.md).
+# bench/gpu: benchmarks on a GPU machine, natively and through axon side by
+# side (issue 4; results in Documentation/performance.md).
 #
-#   make bench-gpu-progs   build $(BUILD)/bench/gpu/drvbench (and the kernels)
-#   make bench-gpu         build, then run bench/gpu/run.sh $(BUILD): the
-#                          native run (NVIDIA's libcuda.so.1, when present)
-#                          and the axon run (a private axond, cuda backend
-#                          when the vendor library exists, else sim)
-#   make bench-gpu BENCH_GPU_ARGS=--quick    a tenth of the iterations
+#   make bench-gpu-progs   build, in $(BUILD)/bench/gpu:
+#                            drvbench    driver-API costs
+#                            loopclient  one launch-bound client, for the
+#                                        concurrent-client rows
+#                            blasbench   cuBLAS SGEMM through shared cudart
+#                                        (needs nvcc; skipped without it)
+#                          and the kernels ($(BUILD)/tests/data)
+#   make bench-gpu         build, then run bench/gpu/run.sh $(BUILD): every
+#                          program natively (NVIDIA's libcuda.so.1, when
+#                          present) and through a private axond (cuda backend
+#                          when the vendor library exists, else sim), plus
+#                          bench/gpu/torchbench.py and the concurrent clients
+#                          (native, MPS, axon)
+#   make bench-gpu BENCH_GPU_ARGS=--quick    drvbench: a tenth of the iterations
+#   make bench-gpu-selftest   run.sh's merging and the client harness on
+#                          canned inputs (no GPU needed)
 #
-# drvbench is linked against our $(BUILD)/lib/libcuda.so.1 (DT_NEEDED is the
-# SONAME libcuda.so.1) and has no rpath: at run time LD_LIBRARY_PATH picks
-# NVIDIA's library or the shim. Not part of `all`.
+# drvbench and loopclient are linked against our $(BUILD)/lib/libcuda.so.1
+# (DT_NEEDED is the SONAME libcuda.so.1) and have no rpath: at run time
+# LD_LIBRARY_PATH picks NVIDIA's library or the shim. blasbench needs
+# libcudart.so.13 and libcublas.so.13 (runpath $(CUDA)/lib64); cudart
+# dlopens libcuda.so.1, so LD_LIBRARY_PATH picks that too. Not part of `all`.
 
 DRVBENCH	:= $(BUILD)/bench/gpu/drvbench
+LOOPCLIENT	:= $(BUILD)/bench/gpu/loopclient
+BLASBENCH	:= $(BUILD)/bench/gpu/blasbench
 BENCH_GPU_ARGS	?=
+BENCH_GPU_HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
 
-$(BUILD)/obj/bench/gpu/drvbench.o: bench/bench.h
+$(BUILD)/obj/bench/gpu/drvbench.o $(BUILD)/obj/bench/gpu/loopclient.o: bench/bench.h
 
-$(DRVBENCH): $(BUILD)/obj/bench/gpu/drvbench.o $(SHIM_LIB)
+$(DRVBENCH) $(LOOPCLIENT): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_LIB) -ldl -lm
 
-.PHONY: bench-gpu bench-gpu-progs
-bench-gpu-progs: all $(DRVBENCH) $(BENCH_DATA) \
+# Host code only (cuBLAS brings the kernels); sm_90 as the H200 is.
+$(BLASBENCH): bench/gpu/blasbench.cu
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
+	$(Q)$(NVCC) -O2 -arch=sm_90 -cudart shared -Xcompiler -Wall,-Wextra,-Werror \
+		-o $@ $< -L$(CUDA)/lib64 -lcublas -Xlinker -rpath,$(CUDA)/lib64
+
+.PHONY: bench-gpu bench-gpu-progs bench-gpu-selftest
+bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(BENCH_DATA) \
+	$(if $(BENCH_GPU_HAVE_NVCC),$(BLASBENCH)) \
 	$(if $(SIM_HAVE_NVCC),$(SIM_KDATA)/kernels.ptx)
 
 bench-gpu: bench-gpu-progs
 	$(Q)DRVBENCH_ARGS="$(BENCH_GPU_ARGS)" bench/gpu/run.sh $(BUILD)
+
+bench-gpu-selftest:
+	$(Q)bench/gpu/selftest.sh

@@ -4,44 +4,83 @@
 #
 #   bench/gpu/run.sh BUILD [VENDOR_LIB]
 #
-# Runs $BUILD/bench/gpu/drvbench twice:
-#   native  LD_LIBRARY_PATH=dirname(VENDOR_LIB), no AXON_ADDR: NVIDIA's driver.
-#           Skipped when VENDOR_LIB does not exist (a machine without a GPU).
-#   axon    a private axond (--backend=cuda --vendor-lib=VENDOR_LIB, or
-#           --backend=sim without the vendor library; AXON_BENCH_BACKEND
-#           overrides) on a unix socket in a temporary directory, and
-#           drvbench with LD_LIBRARY_PATH=$BUILD/lib AXON_ADDR=unix:that.
-# In the axon run, drvbench's DRVBENCH_STATS_CMD prints axond's counters for
-# it after each group (axonctl stats: sync ops, deferred ops, crossings; and
-# the JSON document with counts by op), as '#' lines.
-# Then it prints the machine, both raw outputs, one side-by-side table with
-# axon/native ratios, and issue 4's targets as met / NOT met.
+# Parts, in the order they run (BENCH_PARTS picks some: drv,blas,torch,conc):
+#   drv    $BUILD/bench/gpu/drvbench: driver-API costs
+#   blas   $BUILD/bench/gpu/blasbench: cuBLAS SGEMM through shared cudart
+#   torch  bench/gpu/torchbench.py ($TORCH_PYTHON, default python3):
+#          training steps/s, a bf16 matmul, tiny elementwise ops
+#   conc   1, 8 and 32 concurrent launch-bound clients
+#          ($BUILD/bench/gpu/loopclient, started by bench/gpu/clients.sh)
+# drv, blas and torch each run twice:
+#   native  NVIDIA's libcuda.so.1 (LD_LIBRARY_PATH=dirname(VENDOR_LIB), no
+#           AXON_ADDR). Skipped when VENDOR_LIB does not exist (a machine
+#           without a GPU).
+#   axon    a private axond, fresh for each part (--backend=cuda
+#           --vendor-lib=VENDOR_LIB, or --backend=sim without the vendor
+#           library; AXON_BENCH_BACKEND overrides) on a unix socket in a
+#           temporary directory, and the program with LD_LIBRARY_PATH=
+#           $BUILD/lib first and AXON_ADDR=unix:that.
+# conc runs in three configurations: native (the clients time-slice the
+# GPU), under MPS (a private nvidia-cuda-mps-control in a temporary pipe and
+# log directory; when it cannot start or does not serve the clients, the
+# rows say why) and through axon.
+# In the axon run of drvbench, DRVBENCH_STATS_CMD prints axond's counters
+# for it after each group (axonctl stats: sync ops, deferred ops, crossings;
+# and the JSON document with counts by op), as '#' lines.
+# Then it prints the machine, every raw output, one side-by-side table with
+# axon/native ratios (bench/gpu/sidebyside.awk), issue 4's targets as met /
+# NOT met, and the concurrent clients' table (bench/gpu/concurrent.awk).
 #
 # Environment: VENDOR_LIB (default /usr/local/nvidia/lib64/libcuda.so.1),
-# DRVBENCH_ARGS (e.g. --quick, --only launch,bw), AXON_BENCH_BACKEND,
-# AXOND_ARGS (extra axond options), BENCH_TIMEOUT (seconds per half, 170),
-# BENCH_NATIVE=0 (axon half only).
+# BENCH_PARTS (default drv,blas,torch,conc), DRVBENCH_ARGS (e.g. --quick,
+# --only launch,bw), BENCH_QUICK=1 (blasbench and torchbench --quick, 2 s
+# fewer per client count), AXON_BENCH_BACKEND, AXOND_ARGS (extra axond
+# options), BENCH_TIMEOUT (seconds per drvbench half, 170), BLAS_TIMEOUT
+# (per half, 90), TORCH_TIMEOUT (per half, 300; TORCHBENCH_TIMEOUT, per
+# group, 60), TORCH_PYTHON (python3), CONC_CLIENTS ("1 8 32"), CONC_LOOP
+# (launches per loop, 100), CONC_SECONDS (per client count, 2),
+# CONC_READY_TIMEOUT (seconds for the clients' set-up, 60),
+# BENCH_NATIVE=0 (axon halves only; conc: axon only), CUDA
+# (/usr/local/cuda: where blasbench's libcublas and libcudart are).
 set -u
 build=${1:?usage: run.sh BUILD [VENDOR_LIB]}
 vendor=${2:-${VENDOR_LIB:-/usr/local/nvidia/lib64/libcuda.so.1}}
+here=$(dirname "$0")
+parts=${BENCH_PARTS:-drv,blas,torch,conc}
 args=${DRVBENCH_ARGS:-}
 limit=${BENCH_TIMEOUT:-170}
+quick=$([ "${BENCH_QUICK:-0}" = 1 ] && echo --quick)
+cuda=${CUDA:-/usr/local/cuda}
+py=${TORCH_PYTHON:-python3}
+vdir=$(dirname "$vendor")
 bin=$build/bench/gpu/drvbench
+blas=$build/bench/gpu/blasbench
+loopc=$build/bench/gpu/loopclient
 cubin=$build/tests/data/kernels.cubin
 ptx=$build/tests/data/kernels.ptx
 [ -r "$ptx" ] || ptx=
 
-for f in "$bin" "$build/bin/axond" "$build/lib/libcuda.so.1" "$cubin"; do
+for f in "$build/bin/axond" "$build/lib/libcuda.so.1" "$cubin"; do
 	if [ ! -e "$f" ]; then
 		echo "run.sh: $f missing (make BUILD=$build all test-progs bench-gpu-progs)" >&2
 		exit 2
 	fi
 done
 
+want() { case ",$parts," in *,"$1",*) return 0 ;; esac; return 1; }
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/axon-bench.XXXXXX") || exit 1
 apid=
+mps_on=0
+mps_ctl=
+mps_dir=$tmp/mps
+mps_env() {
+	env -u AXON_ADDR CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" \
+		CUDA_MPS_LOG_DIRECTORY="$mps_dir/log" LD_LIBRARY_PATH="$vdir" "$@"
+}
 cleanup() {
 	[ -n "$apid" ] && kill -TERM "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
+	[ "$mps_on" = 1 ] && echo quit | mps_env timeout 10 "$mps_ctl" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -55,7 +94,7 @@ echo "cpus:    $(nproc) usable of $(getconf _NPROCESSORS_ONLN 2>/dev/null || ech
 echo "memory:  $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg)"
 smi=
-for s in nvidia-smi "$(dirname "$(dirname "$vendor")")/bin/nvidia-smi"; do
+for s in nvidia-smi "$(dirname "$vdir")/bin/nvidia-smi"; do
 	command -v "$s" >/dev/null 2>&1 && { smi=$s; break; }
 done
 if [ -n "$smi" ]; then
@@ -67,158 +106,327 @@ fi
 [ -r /proc/driver/nvidia/version ] && sed -n '1s/^/driver:  /p' /proc/driver/nvidia/version
 echo "vendor:  $vendor$([ -e "$vendor" ] && echo " -> $(readlink -f "$vendor")" || echo ' (absent)')"
 echo "args:    ${args:-(none)}"
+echo "parts:   $parts${quick:+ (quick)}"
 echo
 
-# ---- native ---------------------------------------------------------------
-: >"$tmp/native.txt"
+native=1
 if [ "${BENCH_NATIVE:-1}" = 0 ]; then
-	echo "== native: skipped (BENCH_NATIVE=0)"
 	native=0
-elif [ -e "$vendor" ]; then
-	echo "== native: LD_LIBRARY_PATH=$(dirname "$vendor") $bin $args $cubin $ptx"
-	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	env -u AXON_ADDR LD_LIBRARY_PATH="$(dirname "$vendor")" \
-		timeout -k 5 "$limit" "$bin" $args "$cubin" $ptx >"$tmp/native.txt" 2>"$tmp/native.err"
-	rc=$?
-	t1=$(date +%s)
-	cat "$tmp/native.txt"
-	sed 's/^/native stderr: /' "$tmp/native.err" | head -n 20
-	echo "native rc=$rc, $((t1 - t0)) s"
-	native=1
-else
-	echo "== native: skipped ($vendor absent: no NVIDIA driver on this machine)"
+	nwhy="BENCH_NATIVE=0"
+elif [ ! -e "$vendor" ]; then
 	native=0
+	nwhy="$vendor absent: no NVIDIA driver on this machine"
 fi
-echo
-
-# ---- axon -----------------------------------------------------------------
 backend=${AXON_BENCH_BACKEND:-$([ -e "$vendor" ] && echo cuda || echo sim)}
-sock=$tmp/axond.sock
-set -- --backend="$backend" --listen="unix:$sock"
-[ "$backend" = cuda ] && set -- "$@" --vendor-lib="$vendor"
-echo "== axon: $build/bin/axond $* ${AXOND_ARGS:-}"
-# shellcheck disable=SC2086
-"$build/bin/axond" "$@" ${AXOND_ARGS:-} >"$tmp/axond.log" 2>&1 &
-apid=$!
-i=0
-while [ ! -S "$sock" ] && [ $i -lt 300 ] && kill -0 "$apid" 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
-: >"$tmp/axon.txt"
-if [ ! -S "$sock" ]; then
-	echo "axond did not start; its log:"
-	cat "$tmp/axond.log"
-	apid=
-else
-	echo "   AXON_ADDR=unix:$sock LD_LIBRARY_PATH=$build/lib $bin $args $cubin $ptx"
-	stats=
-	[ -x "$build/bin/axonctl" ] &&
-		stats="'$build/bin/axonctl' --addr 'unix:$sock' stats 2>&1 |
-  awk -v g=\"\$DRVBENCH_GROUP\" '/ COMM / || / drvbench / { print \"# stats after \" g \": \" \$0 }';
-'$build/bin/axonctl' --addr 'unix:$sock' stats --json 2>&1 |
-  sed \"s/^/# stats-json after \$DRVBENCH_GROUP: /\""
+
+# run_cmd LABEL OUT LIMIT CMD...: CMD (under timeout) with stdout to OUT;
+# shows OUT, the head of its stderr, its exit status and time.
+run_cmd() {
+	label=$1 out=$2 lim=$3
+	shift 3
 	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib" DRVBENCH_STATS_CMD="$stats" \
-		timeout -k 5 "$limit" "$bin" $args "$cubin" $ptx >"$tmp/axon.txt" 2>"$tmp/axon.err"
+	timeout -k 5 "$lim" "$@" >"$out" 2>"$out.err"
 	rc=$?
 	t1=$(date +%s)
-	cat "$tmp/axon.txt"
-	sed 's/^/axon stderr: /' "$tmp/axon.err" | head -n 20
-	echo "axon rc=$rc, $((t1 - t0)) s"
+	cat "$out"
+	sed "s/^/$label stderr: /" "$out.err" | head -n 20
+	[ "$rc" = 124 ] && echo "$label: killed after $lim s"
+	echo "$label rc=$rc, $((t1 - t0)) s"
+}
+
+# axond_up NAME HEADER: starts a private axond (socket $sock, pid $apid),
+# printing HEADER and its command line; 1 when it did not start.
+axond_up() {
+	sock=$tmp/axond-$1.sock
+	alog=$tmp/axond-$1.log
+	hdr=$2
+	set -- --backend="$backend" --listen="unix:$sock"
+	[ "$backend" = cuda ] && set -- "$@" --vendor-lib="$vendor"
+	echo "$hdr $build/bin/axond $* ${AXOND_ARGS:-}"
+	# shellcheck disable=SC2086
+	"$build/bin/axond" "$@" ${AXOND_ARGS:-} >"$alog" 2>&1 &
+	apid=$!
+	i=0
+	while [ ! -S "$sock" ] && [ $i -lt 300 ] && kill -0 "$apid" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -S "$sock" ] && return 0
+	echo "axond did not start; its log:"
+	cat "$alog"
+	kill -TERM "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
+	apid=
+	return 1
+}
+
+# axond_down LINES: stops it; shows its exit status and the tail of its log.
+axond_down() {
 	kill -TERM "$apid" 2>/dev/null
 	wait "$apid"
 	echo "axond rc=$?"
 	apid=
-	echo "-- axond log (last 25 lines)"
-	tail -n 25 "$tmp/axond.log"
+	echo "-- axond log (last $1 lines)"
+	tail -n "$1" "$alog"
+}
+
+# na_rows WHY NAME UNIT [NAME UNIT...]: n/a rows, for a program that could not run.
+na_rows() {
+	why=$1
+	shift
+	while [ $# -ge 2 ]; do
+		echo "$1 n/a $2 # $why"
+		shift 2
+	done
+}
+BLAS_ROWS="cublas_create ms sgemm_first ms sgemm_1024 TFLOP/s sgemm_4096 TFLOP/s sgemm_8192 TFLOP/s sgemm_64_rate call/s sgemm_64_sync us"
+TORCH_ROWS="torch_cuda_init ms torch_train_mlp step/s torch_train_cnn step/s torch_matmul_bf16 TFLOP/s torch_tiny_ops op/s"
+
+# ---- drv: drvbench, native then axon ------------------------------------------
+: >"$tmp/drv.native.txt"
+: >"$tmp/drv.axon.txt"
+if want drv && [ ! -x "$bin" ]; then
+	echo "== drvbench: $bin missing (make BUILD=$build bench-gpu-progs)"
+	echo
+elif want drv; then
+	if [ "$native" = 1 ]; then
+		echo "== native: LD_LIBRARY_PATH=$vdir $bin $args $cubin $ptx"
+		# shellcheck disable=SC2086
+		run_cmd native "$tmp/drv.native.txt" "$limit" \
+			env -u AXON_ADDR LD_LIBRARY_PATH="$vdir" "$bin" $args "$cubin" $ptx
+	else
+		echo "== native: skipped ($nwhy)"
+	fi
+	echo
+	if axond_up drv "== axon:"; then
+		echo "   AXON_ADDR=unix:$sock LD_LIBRARY_PATH=$build/lib $bin $args $cubin $ptx"
+		stats=
+		[ -x "$build/bin/axonctl" ] &&
+			stats="'$build/bin/axonctl' --addr 'unix:$sock' stats 2>&1 |
+  awk -v g=\"\$DRVBENCH_GROUP\" '/ COMM / || / drvbench / { print \"# stats after \" g \": \" \$0 }';
+'$build/bin/axonctl' --addr 'unix:$sock' stats --json 2>&1 |
+  sed \"s/^/# stats-json after \$DRVBENCH_GROUP: /\""
+		# shellcheck disable=SC2086
+		run_cmd axon "$tmp/drv.axon.txt" "$limit" \
+			env AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib" DRVBENCH_STATS_CMD="$stats" \
+			"$bin" $args "$cubin" $ptx
+		axond_down 25
+	fi
+	echo
 fi
-echo
+
+# ---- blas: blasbench, native then axon -----------------------------------------
+: >"$tmp/blas.native.txt"
+: >"$tmp/blas.axon.txt"
+if want blas; then
+	blas_why=
+	if [ ! -x "$blas" ]; then
+		blas_why="$blas not built (needs nvcc: make BUILD=$build bench-gpu-progs)"
+	else
+		# libcublas / libcudart: $CUDA/lib64 (blasbench's runpath), else the
+		# NVIDIA wheels of the Python that has PyTorch.
+		blas_libs=$cuda/lib64
+		if ldd "$blas" 2>/dev/null | grep -q 'not found'; then
+			pre=$("$py" -c 'import sys; print(sys.prefix)' 2>/dev/null)
+			for l in libcublas.so.13 libcudart.so.13; do
+				f=$([ -n "$pre" ] && find "$pre" -name "$l" 2>/dev/null | head -n 1)
+				[ -n "$f" ] && blas_libs=$blas_libs:$(dirname "$f")
+			done
+			if LD_LIBRARY_PATH=$blas_libs ldd "$blas" 2>/dev/null | grep -q 'not found'; then
+				blas_why="$(LD_LIBRARY_PATH=$blas_libs ldd "$blas" 2>/dev/null | awk '/not found/ { printf "%s%s", s, $1; s = ", " }') not found"
+			fi
+		fi
+	fi
+	if [ -n "$blas_why" ]; then
+		echo "== blasbench: $blas_why"
+		# shellcheck disable=SC2086
+		na_rows "$blas_why" $BLAS_ROWS >"$tmp/blas.axon.txt"
+		[ "$native" = 1 ] && cp "$tmp/blas.axon.txt" "$tmp/blas.native.txt"
+		cat "$tmp/blas.axon.txt"
+	else
+		lim=${BLAS_TIMEOUT:-90}
+		if [ "$native" = 1 ]; then
+			echo "== native blasbench: LD_LIBRARY_PATH=$vdir:$blas_libs $blas $quick"
+			# shellcheck disable=SC2086
+			run_cmd native "$tmp/blas.native.txt" "$lim" \
+				env -u AXON_ADDR LD_LIBRARY_PATH="$vdir:$blas_libs" "$blas" $quick
+		else
+			echo "== native blasbench: skipped ($nwhy)"
+		fi
+		echo
+		if axond_up blas "== axon blasbench:"; then
+			echo "   AXON_ADDR=unix:$sock LD_LIBRARY_PATH=$build/lib:$blas_libs $blas $quick"
+			# shellcheck disable=SC2086
+			run_cmd axon "$tmp/blas.axon.txt" "$lim" \
+				env AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib:$blas_libs" "$blas" $quick
+			axond_down 10
+		fi
+	fi
+	echo
+fi
+
+# ---- torch: torchbench.py, native then axon ------------------------------------
+: >"$tmp/torch.native.txt"
+: >"$tmp/torch.axon.txt"
+if want torch; then
+	if ! command -v "$py" >/dev/null 2>&1; then
+		echo "== torchbench: no $py"
+		# shellcheck disable=SC2086
+		na_rows "no $py on this machine" $TORCH_ROWS >"$tmp/torch.axon.txt"
+		[ "$native" = 1 ] && cp "$tmp/torch.axon.txt" "$tmp/torch.native.txt"
+		cat "$tmp/torch.axon.txt"
+	else
+		lim=${TORCH_TIMEOUT:-300}
+		# PyTorch's own libraries come by rpath; only libcuda.so.1 is ours
+		# to choose, by being first in the search path.
+		lp=${LD_LIBRARY_PATH:-}
+		if [ "$native" = 1 ]; then
+			echo "== native torchbench: LD_LIBRARY_PATH=$vdir${lp:+:$lp} $py $here/torchbench.py $quick"
+			# shellcheck disable=SC2086
+			run_cmd native "$tmp/torch.native.txt" "$lim" \
+				env -u AXON_ADDR LD_LIBRARY_PATH="$vdir${lp:+:$lp}" PYTHONUNBUFFERED=1 \
+				"$py" "$here/torchbench.py" $quick
+		else
+			echo "== native torchbench: skipped ($nwhy)"
+		fi
+		echo
+		if axond_up torch "== axon torchbench:"; then
+			echo "   AXON_ADDR=unix:$sock LD_LIBRARY_PATH=$build/lib${lp:+:$lp} $py $here/torchbench.py $quick"
+			# shellcheck disable=SC2086
+			run_cmd axon "$tmp/torch.axon.txt" "$lim" \
+				env AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib${lp:+:$lp}" PYTHONUNBUFFERED=1 \
+				"$py" "$here/torchbench.py" $quick
+			axond_down 10
+		fi
+	fi
+	echo
+fi
+
+# ---- conc: concurrent launch-bound clients: native, MPS, axon ------------------
+: >"$tmp/conc.native.txt"
+: >"$tmp/conc.mps.txt"
+: >"$tmp/conc.axon.txt"
+counts=${CONC_CLIENTS:-1 8 32}
+clen=${CONC_LOOP:-100}
+csecs=${CONC_SECONDS:-$([ -n "$quick" ] && echo 1 || echo 2)}
+# conc_na FILE WHY: n/a rows for every client count.
+conc_na() {
+	for c in $counts; do
+		na_rows "$2" "conc${c}_rate" launch/s "conc${c}_loop" us "conc${c}_fair" min/max
+	done >>"$1"
+	cat "$1"
+}
+# conc_run MODE ENV...: clients.sh for each client count, in that
+# environment. Clients that never got ready (a hang in set-up) skip the
+# larger counts, which would only hang longer.
+conc_run() {
+	mode=$1
+	shift
+	hung=
+	for c in $counts; do
+		if [ -n "$hung" ]; then
+			na_rows "skipped: $hung" "conc${c}_rate" launch/s "conc${c}_loop" us "conc${c}_fair" min/max
+			continue
+		fi
+		READY_TIMEOUT=${CONC_READY_TIMEOUT:-60} RUN_TIMEOUT=$((csecs + 30)) \
+			"$here/clients.sh" "conc$c" "$c" "$tmp/conc-$mode-$c" -- \
+			env "$@" "$loopc" "$cubin" "$clen" "$csecs" >"$tmp/conc.$mode.$c.txt" 2>&1
+		grep -q 'not ready after' "$tmp/conc.$mode.$c.txt" &&
+			hung="the conc$c clients did not get ready"
+		if [ "$mode" = mps ] && [ "$mps_on" = 1 ]; then
+			# A client that cannot reach the MPS control daemon runs
+			# without MPS, silently: count only runs an MPS server saw
+			# (one is running, or one has written its log).
+			srv=$(echo get_server_list | mps_env timeout 10 "$mps_ctl" 2>/dev/null | tr '\n' ' ')
+			echo "# MPS after conc$c: server(s) ${srv:-none}"
+			if [ -z "$srv" ] && [ ! -s "$mps_dir/log/server.log" ]; then
+				awk -v w="no MPS server was running after the clients: they ran without MPS" \
+					'/^#/ { print; next } $1 !~ /\.(p99|mean)$/ { print $1, "n/a", $3, "# " w }' \
+					"$tmp/conc.$mode.$c.txt" >"$tmp/conc.x" && mv "$tmp/conc.x" "$tmp/conc.$mode.$c.txt"
+			fi
+		fi
+		cat "$tmp/conc.$mode.$c.txt"
+	done | tee -a "$tmp/conc.$mode.txt"
+}
+# mps_up: a private MPS control daemon; 1 (and $mps_why) when it cannot run.
+mps_up() {
+	mps_why=
+	[ -e "$vendor" ] || { mps_why="no NVIDIA driver ($vendor absent)"; return 1; }
+	for s in nvidia-cuda-mps-control "$(dirname "$vdir")/bin/nvidia-cuda-mps-control"; do
+		command -v "$s" >/dev/null 2>&1 && { mps_ctl=$s; break; }
+	done
+	[ -n "$mps_ctl" ] || { mps_why="nvidia-cuda-mps-control not found (PATH, $(dirname "$vdir")/bin)"; return 1; }
+	mkdir -p "$mps_dir/pipe" "$mps_dir/log" || { mps_why="mkdir $mps_dir failed"; return 1; }
+	echo "   CUDA_MPS_PIPE_DIRECTORY=$mps_dir/pipe CUDA_MPS_LOG_DIRECTORY=$mps_dir/log $mps_ctl -d"
+	if ! mps_env "$mps_ctl" -d >"$mps_dir/start.out" 2>&1; then
+		mps_why="nvidia-cuda-mps-control -d failed: $(tr '\n' ' ' <"$mps_dir/start.out")"
+		return 1
+	fi
+	mps_on=1
+	# The daemon answers on its pipe once it is up.
+	i=0
+	while [ $i -lt 50 ]; do
+		echo get_server_list | mps_env timeout 5 "$mps_ctl" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mps_why="the MPS control daemon does not answer: $(tail -n 3 "$mps_dir/log/control.log" 2>/dev/null | tr '\n' ' ')"
+	return 1
+}
+mps_down() {
+	echo quit | mps_env timeout 10 "$mps_ctl" >/dev/null 2>&1
+	mps_on=0
+	echo "-- MPS control.log (last 8 lines)"
+	tail -n 8 "$mps_dir/log/control.log" 2>/dev/null
+	echo "-- MPS server.log (last 4 lines)"
+	tail -n 4 "$mps_dir/log/server.log" 2>/dev/null
+}
+if want conc; then
+	echo "== concurrent clients: $counts at once, each $clen x cuLaunchKernel(nop) + cuStreamSynchronize per loop, for $csecs s"
+	cwhy=
+	[ -x "$loopc" ] || cwhy="$loopc missing (make BUILD=$build bench-gpu-progs)"
+	echo "-- native (time-sliced)"
+	if [ -n "$cwhy" ]; then
+		conc_na "$tmp/conc.native.txt" "$cwhy"
+	elif [ "$native" = 1 ]; then
+		conc_run native -u AXON_ADDR -u CUDA_MPS_PIPE_DIRECTORY LD_LIBRARY_PATH="$vdir"
+	else
+		conc_na "$tmp/conc.native.txt" "$nwhy"
+	fi
+	echo "-- MPS"
+	if [ -n "$cwhy" ]; then
+		conc_na "$tmp/conc.mps.txt" "$cwhy"
+	elif [ "$native" = 0 ]; then
+		conc_na "$tmp/conc.mps.txt" "$nwhy"
+	elif mps_up; then
+		conc_run mps -u AXON_ADDR CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" LD_LIBRARY_PATH="$vdir"
+		mps_down
+	else
+		[ "$mps_on" = 1 ] && mps_down
+		conc_na "$tmp/conc.mps.txt" "MPS: $mps_why"
+	fi
+	echo "-- axon"
+	if [ -n "$cwhy" ]; then
+		conc_na "$tmp/conc.axon.txt" "$cwhy"
+	elif axond_up conc "   "; then
+		conc_run axon AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib"
+		axond_down 10
+	else
+		conc_na "$tmp/conc.axon.txt" "axond did not start"
+	fi
+	echo
+fi
 
 # ---- side by side -----------------------------------------------------------
+cat "$tmp/drv.native.txt" "$tmp/blas.native.txt" "$tmp/torch.native.txt" >"$tmp/native.txt"
+cat "$tmp/drv.axon.txt" "$tmp/blas.axon.txt" "$tmp/torch.axon.txt" >"$tmp/axon.txt"
 echo "== side by side: value = p50 (module-load repeat: mean; rates: at the p50 time), [p99]"
 echo "   ratio = axon / native; 'better' says which direction is better for the row"
-awk -v native="$native" -v backend="$backend" '
-function strip(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
-function reason(line,   k) { k = index(line, "#"); return k ? strip(substr(line, k + 1)) : "" }
-FNR == 1 { side = (FILENAME ~ /native\.txt$/) ? "n" : "a" }
-/^#/ || NF < 3 { next }
-{
-	name = $1; val = $2; unit = $3
-	if (name ~ /\.p99$/) { base = substr(name, 1, length(name) - 4); p99[side, base] = val; next }
-	if (name ~ /\.mean$/) next
-	if (!(name in seen)) { seen[name] = 1; order[++nrow] = name; units[name] = unit }
-	v[side, name] = val
-	if (val == "n/a") why[side, name] = reason($0)
-}
-function cell(s, n) {
-	if (!((s, n) in v)) return "-"
-	if (v[s, n] == "n/a") return "n/a"
-	return ((s, n) in p99) ? v[s, n] " [" p99[s, n] "]" : v[s, n]
-}
-function num(s, n) { return ((s, n) in v) && v[s, n] != "n/a" ? v[s, n] + 0 : "" }
-function higher(u) { return u == "GB/s" || u == "launch/s" }
-END {
-	# Issue 4 targets: absolute bound on the axon value, or relative to native.
-	t["start_first_kernel"] = "le 5";          tt["start_first_kernel"] = "<= 5 ms"
-	t["nullop_stream_sync"] = "le 1.0";        tt["nullop_stream_sync"] = "<= 1.0 us"
-	t["memalloc_4k"] = "le 0.2";               tt["memalloc_4k"] = "<= 0.2 us"
-	t["memfree_4k"] = "le 0.2";                tt["memfree_4k"] = "<= 0.2 us"
-	t["memalloc_2m"] = "le 0.2";               tt["memalloc_2m"] = "<= 0.2 us"
-	t["memfree_2m"] = "le 0.2";                tt["memfree_2m"] = "<= 0.2 us"
-	t["alloc4g_acquire_per_call"] = "le 0.2";  tt["alloc4g_acquire_per_call"] = "<= 0.2 us"
-	t["alloc4g_release_per_call"] = "le 0.2";  tt["alloc4g_release_per_call"] = "<= 0.2 us"
-	t["launch_enqueue"] = "le 0.3";            tt["launch_enqueue"] = "<= 0.3 us"
-	t["launch_rate"] = "rel 1.0";              tt["launch_rate"] = ">= native"
-	t["stream_query"] = "le 0.05";             tt["stream_query"] = "<= 0.05 us"
-	t["pinned_htod"] = "rel 0.97";             tt["pinned_htod"] = ">= 97% native"
-	t["pinned_dtoh"] = "rel 0.97";             tt["pinned_dtoh"] = ">= 97% native"
-	t["pageable_htod"] = "rel 1.0";            tt["pageable_htod"] = ">= native"
-	t["pageable_dtoh"] = "rel 1.0";            tt["pageable_dtoh"] = ">= native"
-	t["modload_cubin_repeat"] = "le 100";      tt["modload_cubin_repeat"] = "<= 100 us"
-	t["modload_ptx_repeat"] = "le 100";        tt["modload_ptx_repeat"] = "<= 100 us"
-
-	fmt = "%-26s %-8s %-6s %20s %20s %9s %-8s %-14s %s\n"
-	printf fmt, "row", "unit", "better", "native p50 [p99]", "axon(" backend ") p50 [p99]", "ratio", "axon is", "target", "verdict"
-	for (i = 1; i <= nrow; i++) {
-		n = order[i]; u = units[n]; hi = higher(u)
-		a = num("a", n); nv = num("n", n)
-		ratio = "-"; cmp = ""
-		if (a != "" && nv != "" && nv > 0) {
-			r = a / nv
-			ratio = sprintf(r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : r >= 0.01 ? "%.2fx" : "%.4fx", r)
-			if (r > 0.97 && r < 1.03) cmp = "same"
-			else if ((r < 1) == !hi) cmp = "better"
-			else cmp = "worse"
-		}
-		verdict = ""; tgt = ""
-		if (n in t) {
-			tgt = tt[n]; split(t[n], k, " ")
-			if (a == "") verdict = "n/a: no axon figure"
-			else if (k[1] == "le") verdict = (a <= k[2] + 0) ? "met" : "NOT met"
-			else if (nv == "") verdict = "n/a: no native figure"
-			else verdict = (a >= k[2] * nv) ? "met" : "NOT met"
-		}
-		printf fmt, n, u, hi ? "higher" : "lower", cell("n", n), cell("a", n), ratio, cmp, tgt, verdict
-		if (("n", n) in why) printf "    native n/a: %s\n", why["n", n]
-		if (("a", n) in why) printf "    axon n/a: %s\n", why["a", n]
-	}
-	printf "\n== issue 4 targets (through axon, backend %s)\n", backend
-	nt = split("start_first_kernel nullop_stream_sync memalloc_4k memfree_4k memalloc_2m memfree_2m alloc4g_acquire_per_call alloc4g_release_per_call launch_enqueue launch_rate stream_query pinned_htod pinned_dtoh pageable_htod pageable_dtoh modload_cubin_repeat modload_ptx_repeat", tl, " ")
-	met = 0; notmet = 0
-	for (i = 1; i <= nt; i++) {
-		n = tl[i]; split(t[n], k, " ")
-		a = num("a", n); nv = num("n", n)
-		if (a == "") { verdict = "n/a: no axon figure"; }
-		else if (k[1] == "le") verdict = (a <= k[2] + 0) ? "met" : "NOT met"
-		else if (nv == "") verdict = "n/a: no native figure"
-		else verdict = (a >= k[2] * nv) ? "met" : "NOT met"
-		if (verdict == "met") met++; else if (verdict == "NOT met") notmet++
-		printf "%-26s %-14s axon %-12s native %-12s %s\n", n, tt[n], a == "" ? "-" : v["a", n] " " units[n], nv == "" ? "-" : v["n", n], verdict
-	}
-	printf "%-26s %-14s %s\n", "cublas_sgemm", ">= 97% native", "not measured by drvbench"
-	printf "%-26s %-14s %s\n", "pytorch_steps", ">= 97% native", "not measured by drvbench"
-	printf "targets: %d met, %d not met, %d without a figure (of the %d rows above with targets)\n", met, notmet, nt - met - notmet, nt
-}' "$tmp/native.txt" "$tmp/axon.txt"
+awk -v native="$native" -v backend="$backend" -f "$here/sidebyside.awk" "$tmp/native.txt" "$tmp/axon.txt"
+if want conc; then
+	echo
+	echo "== concurrent clients: native (time-sliced), MPS, axon ($counts clients; $clen launches + sync per loop; $csecs s)"
+	echo "   rate = all clients' launches/s summed; loop = median client's p50 loop time [worst client's p99];"
+	echo "   fair = slowest client's launch rate / fastest client's"
+	awk -v backend="$backend" -f "$here/concurrent.awk" \
+		"$tmp/conc.native.txt" "$tmp/conc.mps.txt" "$tmp/conc.axon.txt"
+fi
