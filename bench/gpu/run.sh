@@ -337,7 +337,7 @@ conc_run() {
 			# without MPS, silently: count only runs an MPS server saw
 			# (one is running, or one has written its log).
 			srv=$(echo get_server_list | mps_env timeout 10 "$mps_ctl" 2>/dev/null | tr '\n' ' ')
-			echo "# MPS after conc$c: server(s) ${srv:-none}"
+			echo "# MPS after conc$c: server(s) ${srv:-none}" >>"$tmp/conc.$mode.$c.txt"
 			if [ -z "$srv" ] && [ ! -s "$mps_dir/log/server.log" ]; then
 				awk -v w="no MPS server was running after the clients: they ran without MPS" \
 					'/^#/ { print; next } $1 !~ /\.(p99|mean)$/ { print $1, "n/a", $3, "# " w }' \
@@ -417,13 +417,15 @@ if want conc; then
 fi
 
 # ---- side by side -----------------------------------------------------------
-cat "$tmp/drv.native.txt" "$tmp/blas.native.txt" "$tmp/torch.native.txt" >"$tmp/native.txt"
-cat "$tmp/drv.axon.txt" "$tmp/blas.axon.txt" "$tmp/torch.axon.txt" >"$tmp/axon.txt"
-echo "== side by side: value = p50 (module-load repeat: mean; rates: at the p50 time), [p99]"
-echo "   ratio = axon / native; 'better' says which direction is better for the row"
-awk -v native="$native" -v backend="$backend" -f "$here/sidebyside.awk" "$tmp/native.txt" "$tmp/axon.txt"
-if want conc; then
+if want drv || want blas || want torch; then
+	cat "$tmp/drv.native.txt" "$tmp/blas.native.txt" "$tmp/torch.native.txt" >"$tmp/native.txt"
+	cat "$tmp/drv.axon.txt" "$tmp/blas.axon.txt" "$tmp/torch.axon.txt" >"$tmp/axon.txt"
+	echo "== side by side: value = p50 (module-load repeat: mean; rates: at the p50 time), [p99]"
+	echo "   ratio = axon / native; 'better' says which direction is better for the row"
+	awk -v native="$native" -v backend="$backend" -f "$here/sidebyside.awk" "$tmp/native.txt" "$tmp/axon.txt"
 	echo
+fi
+if want conc; then
 	echo "== concurrent clients: native (time-sliced), MPS, axon ($counts clients; $clen launches + sync per loop; $csecs s)"
 	echo "   rate = all clients' launches/s summed; loop = median client's p50 loop time [worst client's p99];"
 	echo "   fair = slowest client's launch rate / fastest client's"

@@ -154,7 +154,7 @@ def g_cnn(torch, quick):
 
     model = nn.Sequential(*block(3, 64, 1), *block(64, 128, 2), *block(128, 256, 2),
                           nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(256, 10)).cuda()
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9)
     x = torch.randn(128, 3, 32, 32, device="cuda")
     y = torch.randint(0, 10, (128,), device="cuda")
     train("torch_train_cnn", model, opt, x, y, 5 if quick else 20, 30 if quick else 200, torch)
