@@ -189,8 +189,6 @@ struct axond_config {
 	uint64_t va_base;	/* first client window */
 	uint64_t va_size;	/* bytes of device addresses per client */
 	unsigned int region_pool;	/* regions kept ready (pool.c) */
-	const char *isolation;	/* cuda: "context" (default) or "shared" */
-	unsigned int context_pool;	/* cuda, context mode: contexts kept ready */
 	int verbose;
 };
 

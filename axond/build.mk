@@ -10,10 +10,6 @@ AXOND_SRCS := axond/main.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/cuda/cuda.c axond/cuda/vendor.c
 include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
-# device output (kernel printf) routed to each client
-AXOND_SRCS += axond/devout.c axond/ops/devout.c axond/cuda/devout.c
-# the cuda backend's contexts (isolation modes)
-AXOND_SRCS += axond/cuda/context.c
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)

@@ -23,7 +23,6 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
-#include "devout.h"
 
 #define DEFAULT_SQ_ENTRIES	256
 #define PAGE			4096ULL
@@ -263,7 +262,6 @@ void client_free(struct client *c)
 	pthread_mutex_destroy(&c->err_lock);
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
-	devout_free(c);
 	if (c->region)
 		munmap(c->region, c->region_size);
 	if (c->region_fd >= 0)

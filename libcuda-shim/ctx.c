@@ -245,11 +245,8 @@ SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
 	struct shim_waiter w = { 0 };
-	CUresult r = shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
 
-	/* What the context's kernels printed, after its synchronisation. */
-	shim_devout_drain();
-	return r;
+	return shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
 }
 
 SHIM_EXPORT CUresult cuCtxSynchronize(void)

@@ -159,10 +159,6 @@ const void *shim_module_image(const void *image, size_t *len);
 void shim_funcs_forget(void);
 void shim_events_forget(void);
 
-/* devout.c: write the device output (kernel printf) the daemon holds for
- * us to stdout; at CUDA's flush points, with shim.lock not held. */
-void shim_devout_drain(void);
-
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -78,7 +78,6 @@ enum op_status op_event_destroy(struct op_ctx *o);
 enum op_status op_event_record(struct op_ctx *o);
 enum op_status op_event_elapsed(struct op_ctx *o);
 enum op_status op_func_get_attr(struct op_ctx *o);
-enum op_status op_devout_read(struct op_ctx *o);
 
 /* Helpers shared by handlers. */
 struct work *work_new(struct op_ctx *o, enum work_type type);

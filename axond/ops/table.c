@@ -79,6 +79,4 @@ const struct op_def op_table[AXON_OP_LAST] = {
 	[AXON_OP_HOSTMEM_UNREGISTER] = { "HOSTMEM_UNREGISTER", op_unbuilt, 0, .zero = 0 },
 	[AXON_OP_MEM_CREATE] = { "MEM_CREATE", op_unbuilt, 0, .zero = 0 },
 	[AXON_OP_MEM_RELEASE] = { "MEM_RELEASE", op_unbuilt, 0, .zero = 0 },
-	[AXON_OP_DEVOUT_READ] = { "DEVOUT_READ", op_devout_read, 0,
-				  .zero = W(0) | W(1) | W(2) | W(4) },
 };

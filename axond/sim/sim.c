@@ -23,7 +23,6 @@
 
 #include "../axond.h"
 #include "../backend.h"
-#include "../devout.h"
 #include "image.h"
 #include "kernels.h"
 #include "sim.h"
@@ -80,12 +79,6 @@ static void *translate(void *ctx, uint64_t addr, uint64_t len)
 	return host_ptr(c, addr);
 }
 
-/* A kernel's printf: held for the client that launched it (devout.c). */
-static void output(void *ctx, const char *text, size_t len)
-{
-	devout_append(ctx, text, len);
-}
-
 static int32_t run_launch(struct work *w)
 {
 	struct sim_func *sf = w->launch.func->backend_priv;
@@ -94,7 +87,6 @@ static int32_t run_launch(struct work *w)
 		.args_size = w->launch.args_size,
 		.translate = translate,
 		.ctx = w->client,
-		.output = output,
 	};
 
 	if (!sf->impl) {
