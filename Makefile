@@ -5,6 +5,8 @@
 #   make check      all tests, plain and under ASan+UBSan
 #   make demo       the main job: axond (sim) + a driver-API program
 #   make bench      native-vs-axon benchmarks
+#   make gpucheck   our CUDA programs and PyTorch natively and through axon
+#                   (GPU machine; Documentation/testing-gpu.md)
 #   make install DESTDIR=...
 
 BUILD	?= build
@@ -58,6 +60,7 @@ include tests/build.mk
 include tests/cudart/cudart.mk
 include tests/tools/tools.mk
 include bench/build.mk
+include tests/gpu/gpu.mk
 include kmod/build.mk
 include selftests/build.mk
 include tests/vm/vm.mk

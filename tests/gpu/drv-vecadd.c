@@ -2,7 +2,8 @@
 /*
  * A driver-API program that runs unchanged natively and through axon:
  * vector add of 2^20 floats from a module image given on the command line,
- * every element checked. Used by the GPU smoke run (tests/gpu/smoke.sh).
+ * every element checked. Used by the GPU smoke run (tests/gpu/smoke.sh) and
+ * by tests/gpu/gpucheck.sh.
  */
 #include <cuda.h>
 #include <stdio.h>
@@ -14,8 +15,13 @@ int main(int argc, char **argv)
 	int n = 1 << 20; size_t bytes = n * sizeof(float);
 	float *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
 	CUdeviceptr da, db, dc; char name[256];
-	FILE *fp = fopen(argv[1], "rb"); fseek(fp, 0, SEEK_END); long len = ftell(fp); rewind(fp);
-	char *img = calloc(1, len + 1); fread(img, 1, len, fp); fclose(fp);
+	if (argc != 2) { fprintf(stderr, "usage: %s MODULE-IMAGE\n", argv[0]); return 2; }
+	FILE *fp = fopen(argv[1], "rb");
+	if (!fp) { perror(argv[1]); return 2; }
+	fseek(fp, 0, SEEK_END); long len = ftell(fp); rewind(fp);
+	char *img = calloc(1, len + 1);
+	if (!img || fread(img, 1, len, fp) != (size_t)len) { fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
+	fclose(fp);
 	for (int i = 0; i < n; i++) { a[i] = i; b[i] = 2 * i; }
 	CK(cuInit(0)); CK(cuDeviceGet(&dev, 0)); CK(cuDeviceGetName(name, 256, dev));
 	printf("device: %s\n", name);
