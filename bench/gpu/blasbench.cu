@@ -219,17 +219,28 @@ static bool check(const char *row, const char *unit, int n)
 
 /* ---- groups --------------------------------------------------------------- */
 
+/* An event destroyed on every way out of the scope. */
+struct event {
+	cudaEvent_t e = nullptr;
+	~event()
+	{
+		if (e)
+			cudaEventDestroy(e);
+	}
+};
+
 static bool bench_size(int n, int k, int samples)
 {
 	char row[32], note[160];
 	const double flop = 2.0 * n * n * (double)n * k;
 	std::vector<double> t;
-	cudaEvent_t e0, e1;
+	struct event ev0, ev1;
 	int i, j;
 
 	snprintf(row, sizeof(row), "sgemm_%d", n);
-	CK(row, "TFLOP/s", cudaEventCreate(&e0));
-	CK(row, "TFLOP/s", cudaEventCreate(&e1));
+	CK(row, "TFLOP/s", cudaEventCreate(&ev0.e));
+	CK(row, "TFLOP/s", cudaEventCreate(&ev1.e));
+	cudaEvent_t e0 = ev0.e, e1 = ev1.e;
 	for (i = 0; i < samples + 2; i++) {	/* 2 warm-up samples */
 		float ms = 0;
 
@@ -242,8 +253,6 @@ static bool bench_size(int n, int k, int samples)
 		if (i >= 2)
 			t.push_back((double)ms);
 	}
-	cudaEventDestroy(e0);
-	cudaEventDestroy(e1);
 	if (!check(row, "TFLOP/s", n))
 		return false;
 	struct summary s = summarize(t);
@@ -356,6 +365,17 @@ static bool setup(void)
 	return true;
 }
 
+static void teardown(void)
+{
+	if (h)
+		cublasDestroy(h);
+	if (st)
+		cudaStreamDestroy(st);
+	cudaFree(dA);	/* NULL where never allocated: a no-op */
+	cudaFree(dB);
+	cudaFree(dC);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -384,16 +404,13 @@ int main(int argc, char **argv)
 		for (i = 0; i < 7; i++)
 			if (!printed.count(rows[i][0]))
 				put_na(rows[i][0], rows[i][1], "set-up failed, see the rows above");
+		teardown();
 		return 1;
 	}
 	bench_size(1024, 64, quick ? 5 : 20);
 	bench_size(4096, 4, quick ? 5 : 20);
 	bench_size(8192, 1, quick ? 5 : 20);
 	bench_small();
-	cublasDestroy(h);
-	cudaStreamDestroy(st);
-	cudaFree(dA);
-	cudaFree(dB);
-	cudaFree(dC);
+	teardown();
 	return 0;
 }
