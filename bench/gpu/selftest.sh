@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The GPU benchmark scripts' own logic, without a GPU: run.sh's merging
 # (sidebyside.awk, concurrent.awk) on canned outputs, the concurrent-client
-# harness (clients.sh) with a stand-in client, and torchbench.py's parent
-# without PyTorch and with stand-in `torch` modules that crash or hang.
+# harness (clients.sh) with a stand-in client, and torchbench.py without
+# PyTorch, with stand-in `torch` modules that crash or hang, and with one
+# that does no work (every group's Python runs; its numbers mean nothing).
 #
 #   bench/gpu/selftest.sh        (make bench-gpu-selftest)
 #
@@ -179,6 +180,77 @@ else
 	has "torch: later groups skipped" "$tmp/t.txt" '^torch_matmul_bf16 n/a TFLOP/s # skipped: group mlp hung with no figure'
 	"$py" "$here/torchbench.py" --only nosuch >"$tmp/t.txt" 2>&1
 	has "torch: unknown group" "$tmp/t.txt" 'unknown group in nosuch'
+	# Every group's Python, through a stand-in torch that does no work:
+	# each row must come out as a figure (its value means nothing).
+	mkdir -p "$tmp/fake/torch"
+	cat >"$tmp/fake/torch/__init__.py" <<'PYEOF'
+# Stand-in torch for checking torchbench.py's Python logic (not its numbers).
+import math, random, time
+__version__ = "0.fake"
+class version: cuda = "13.0"
+class _B:
+    class cudnn:
+        @staticmethod
+        def version(): return 91000
+backends = _B
+bfloat16 = "bf16"
+class T:
+    def __init__(self, shape, v=0.0): self.shape = shape; self.v = v
+    def cuda(self): return self
+    def __getitem__(self, k): return T((), self.v)
+    def double(self): return self
+    def cpu(self): return self
+    def __mul__(self, o): return T(self.shape, self.v * (o.v if isinstance(o, T) else o))
+    def sum(self): return T((), 1.0)
+    def abs(self): return T((), 100.0)
+    def __float__(self): return float(self.v)
+    def mul_(self, s): self.v *= s; return self
+    def add_(self, s): self.v += s; return self
+    def item(self): return float(self.v)
+    def backward(self): pass
+def zeros(*shape, device=None, dtype=None): return T(shape, 0.0)
+def randn(*shape, device=None, dtype=None): return T(shape, 1.0)
+def empty(*shape, device=None, dtype=None): return T(shape, 1.0)
+def randint(lo, hi, shape, device=None): return T(shape, 1.0)
+def manual_seed(s): pass
+def matmul(a, b, out=None): time.sleep(0.0001)
+class cuda:
+    @staticmethod
+    def is_available(): return True
+    @staticmethod
+    def synchronize(): pass
+    @staticmethod
+    def get_device_name(i): return "Fake GPU"
+    class Event:
+        def __init__(self, enable_timing=False): self.t = 0
+        def record(self): self.t = time.perf_counter()
+        def synchronize(self): pass
+        def elapsed_time(self, o): return (o.t - self.t) * 1e3 + 1.0
+class _Mod:
+    def __init__(self, *a, **k): self.a = a
+    def cuda(self): return self
+    def parameters(self): return []
+    def __call__(self, x): return x
+class nn:
+    Sequential = Linear = ReLU = Conv2d = BatchNorm2d = AdaptiveAvgPool2d = Flatten = _Mod
+    class functional:
+        n = [0]
+        @staticmethod
+        def cross_entropy(out, y):
+            nn.functional.n[0] += 1
+            return T((), 7.0 / nn.functional.n[0])
+class _Opt:
+    def __init__(self, params, **k): pass
+    def zero_grad(self, set_to_none=False): pass
+    def step(self): pass
+class optim:
+    AdamW = SGD = _Opt
+PYEOF
+	PYTHONPATH=$tmp/fake "$py" "$here/torchbench.py" --quick >"$tmp/t.txt" 2>&1
+	for r in torch_cuda_init torch_train_mlp torch_train_cnn torch_matmul_bf16 torch_tiny_ops; do
+		has "torch: $r from a stand-in" "$tmp/t.txt" "^$r [0-9.]+ "
+	done
+	hasnt "torch: no n/a from a stand-in" "$tmp/t.txt" ' n/a '
 fi
 
 echo "$pass passed, $fail failed"
