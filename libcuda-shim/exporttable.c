@@ -23,6 +23,7 @@
  *             (ctxstore.c)
  *   263e8860  CONTEXT_CHECKS: [2] "not a wrapped context", [3] 0
  *   d4082055  INTEGRITY_CHECK: [1] the HMAC-MD2 answer (§13.5)
+ * and, for cuBLAS and cuFFT, 21318c60 and 6e163fbe (exportlibs.c).
  * Every other UUID (f8cff951 included: refusing it is harmless for cudart
  * 13.0, serving it half is not, §13.2 (7)) gets CUDA_ERROR_INVALID_VALUE
  * and *table = NULL.
@@ -35,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exportlibs.h"
 #include "md2.h"
 #include "shim.h"
 
@@ -361,7 +363,8 @@ struct export_table {
 };
 
 enum {
-	T_CUDART, T_HOOKS, T_TLS, T_STORAGE, T_CHECKS, T_INTEGRITY, T_COUNT
+	T_CUDART, T_HOOKS, T_TLS, T_STORAGE, T_CHECKS, T_INTEGRITY, T_CTXID, T_FFT,
+	T_COUNT
 };
 
 static const struct export_table tables[T_COUNT] = {
@@ -383,6 +386,13 @@ static const struct export_table tables[T_COUNT] = {
 	[T_INTEGRITY] = { { 0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
 			    0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2 },
 			  "INTEGRITY_CHECK" },
+	/* For the math libraries: exportlibs.c. */
+	[T_CTXID] = { { 0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48,
+			0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2 },
+		      "CONTEXT_ID (cuBLAS, cuFFT)" },
+	[T_FFT] = { { 0x6e, 0x16, 0x3f, 0xbe, 0xb9, 0x58, 0x44, 0x4d,
+		      0x83, 0x5c, 0xe1, 0x82, 0xaf, 0xf1, 0x99, 0x1e },
+		    "6e163fbe (cuFFT)" },
 };
 
 static const void *table_of(int t)
@@ -394,6 +404,8 @@ static const void *table_of(int t)
 	case T_STORAGE:		return ctx_storage;
 	case T_CHECKS:		return ctx_checks;
 	case T_INTEGRITY:	return integrity;
+	case T_CTXID:		return shim_export_ctxid_table();
+	case T_FFT:		return shim_export_fft_table();
 	}
 	return NULL;
 }

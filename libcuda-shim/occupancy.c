@@ -7,9 +7,11 @@
  * libraries like CUB and Thrust size their grids with these.
  *
  * Cluster occupancy (cuOccupancyMaxPotentialClusterSize,
- * cuOccupancyMaxActiveClusters) is not here: the calculator does not model
- * clusters.
+ * cuOccupancyMaxActiveClusters) is asked from the daemon (AXON_OP_OCCUPANCY):
+ * the calculator does not model clusters, and how many fit depends on how
+ * the device groups its SMs, which only the driver knows.
  */
+#include <string.h>
 #include <cuda_occupancy.h>
 
 #include "shim.h"
@@ -173,4 +175,91 @@ SHIM_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmem
 		return r;
 	return occ_status(cudaOccAvailableDynamicSMemPerBlock(dynamicSmemSize, &prop, &attr,
 								&state, numBlocks, blockSize));
+}
+
+/* ---- cluster occupancy ------------------------------------------------- */
+
+/* A CUfunction, or a CUkernel (accepted where a CUfunction is, as CUDA
+ * does) resolved to its function in the current context. */
+static CUresult occ_function(CUfunction f, CUfunction *out)
+{
+	bool known;
+
+	shim_lock();
+	known = shim_func_of(f) != NULL;
+	shim_unlock();
+	if (known) {
+		*out = f;
+		return CUDA_SUCCESS;
+	}
+	return cuKernelGetFunction(out, (CUkernel)f) ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
+}
+
+static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cfg,
+			      unsigned int query)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	unsigned int i, c[3] = { 0, 0, 0 };
+	CUresult r;
+
+	if (!value || !cfg || (cfg->numAttrs && !cfg->attrs))
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_ensure_init();
+	if (r)
+		return r;
+	r = occ_function(f, &f);
+	if (r)
+		return r;
+	for (i = 0; i < cfg->numAttrs; i++) {
+		if (cfg->attrs[i].id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+			continue;
+		c[0] = cfg->attrs[i].value.clusterDim.x;
+		c[1] = cfg->attrs[i].value.clusterDim.y;
+		c[2] = cfg->attrs[i].value.clusterDim.z;
+	}
+	if (cfg->blockDimX > 0xffff || cfg->blockDimY > 0xffff || cfg->blockDimZ > 0xffff)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (c[0] > 0xff || c[1] > 0xff || c[2] > 0xff)
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	shim_lock();
+	if (!shim_func_of(f)) {
+		shim_unlock();
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = AXON_OP_OCCUPANCY;
+	sqe->occupancy.func = (uint64_t)(uintptr_t)f;
+	sqe->occupancy.grid[0] = cfg->gridDimX;
+	sqe->occupancy.grid[1] = cfg->gridDimY;
+	sqe->occupancy.grid[2] = cfg->gridDimZ;
+	sqe->occupancy.block[0] = (uint16_t)cfg->blockDimX;
+	sqe->occupancy.block[1] = (uint16_t)cfg->blockDimY;
+	sqe->occupancy.block[2] = (uint16_t)cfg->blockDimZ;
+	for (i = 0; i < 3; i++)
+		sqe->occupancy.cluster[i] = (uint8_t)c[i];
+	sqe->occupancy.query = (uint8_t)query;
+	sqe->occupancy.shared_bytes = cfg->sharedMemBytes;
+	r = shim_sync_op(sqe, &w);
+	if (!r)
+		*value = (int)(int64_t)w.aux[0];
+	shim_unlock();
+	return r;
+}
+
+SHIM_EXPORT CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+						  const CUlaunchConfig *config)
+{
+	return cluster_query(numClusters, func, config, AXON_OCC_MAX_ACTIVE_CLUSTERS);
+}
+
+SHIM_EXPORT CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+							const CUlaunchConfig *config)
+{
+	return cluster_query(clusterSize, func, config, AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE);
 }

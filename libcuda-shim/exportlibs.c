@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Two private driver tables that the CUDA math libraries ask for, which
+ * cudart itself never needs (cuGetExportTable in exporttable.c serves them):
+ *
+ *   21318c60-9714-3248-8ca6-41ff7324c8f2  asked for by cuBLAS 13.1 and
+ *       cuFFT 12.0. Slot 4 is (CUcontext, unsigned long long *id) -> the
+ *       context's unique id, what cuCtxGetId answers (GX, research note
+ *       remoting-anchors.md §13.2 (8); seen on the H200: cuFFT calls
+ *       [4](ctx, &id, ...) and gets 1 for the first context).
+ *       cuBLAS calls it once per cluster-occupancy probe during cublasCreate
+ *       and fails with CUBLAS_STATUS_NOT_SUPPORTED if it is refused.
+ *   6e163fbe-b958-444d-835c-e182aff1991e  asked for by cuFFT 12.0, which
+ *       fails cufftPlan* with CUFFT_INTERNAL_ERROR when the table is refused.
+ *       Its only call, traced on the H200 (driver 580.159.04, 2026-11-29,
+ *       tools/cudatrace) for a 1-D C2C plan, is slot 7 with (context, an
+ *       object of cuFFT's, a callback of cuFFT's that stores its second
+ *       argument through its first, an out pointer, the same object, a
+ *       pointer into cuFFT's data); NVIDIA's driver answers 1
+ *       (CUDA_ERROR_INVALID_VALUE) and cuFFT goes on with its ordinary
+ *       path, so slot 7 answers the same without calling the callback.
+ *
+ * Both tables are served at the size NVIDIA's 580 driver reports (93 and 99
+ * slots: the first word, 0x2e8 and 0x318), because callers may check it.
+ * Every slot whose meaning is not established is a function that logs its
+ * table and slot once and refuses with CUDA_ERROR_NOT_SUPPORTED: a caller
+ * that needs one then fails cleanly and says which, instead of jumping
+ * through NULL.
+ */
+#include <stdio.h>
+
+#include "shim.h"
+#include "exportlibs.h"
+
+#define SIZE_WORD(nslots)	((const void *)(uintptr_t)((nslots) * sizeof(void *)))
+
+static void refuse_log(const char *table, int slot)
+{
+	static unsigned char seen[2][128];
+	int t = table[0] == '2' ? 0 : 1;
+
+	if (slot >= 0 && slot < 128 &&
+	    !__atomic_exchange_n(&seen[t][slot], 1, __ATOMIC_RELAXED))
+		shim_log("export table %s slot %d is not implemented", table, slot);
+}
+
+/* One refusing function per slot, so the log can name the slot. */
+#define REFUSE(tab, name, n)						\
+	static CUresult name##_##n(void) { refuse_log(tab, n); return CUDA_ERROR_NOT_SUPPORTED; }
+#define REFUSE10(tab, name, d)						\
+	REFUSE(tab, name, d##0) REFUSE(tab, name, d##1) REFUSE(tab, name, d##2)	\
+	REFUSE(tab, name, d##3) REFUSE(tab, name, d##4) REFUSE(tab, name, d##5)	\
+	REFUSE(tab, name, d##6) REFUSE(tab, name, d##7) REFUSE(tab, name, d##8)	\
+	REFUSE(tab, name, d##9)
+#define REFUSE_ALL(tab, name)						\
+	REFUSE(tab, name, 1) REFUSE(tab, name, 2) REFUSE(tab, name, 3)		\
+	REFUSE(tab, name, 4) REFUSE(tab, name, 5) REFUSE(tab, name, 6)		\
+	REFUSE(tab, name, 7) REFUSE(tab, name, 8) REFUSE(tab, name, 9)		\
+	REFUSE10(tab, name, 1) REFUSE10(tab, name, 2) REFUSE10(tab, name, 3)	\
+	REFUSE10(tab, name, 4) REFUSE10(tab, name, 5) REFUSE10(tab, name, 6)	\
+	REFUSE10(tab, name, 7) REFUSE10(tab, name, 8) REFUSE10(tab, name, 9)
+#define F(name, n)	(const void *)name##_##n,
+#define F10(name, d)	F(name, d##0) F(name, d##1) F(name, d##2) F(name, d##3)	\
+	F(name, d##4) F(name, d##5) F(name, d##6) F(name, d##7) F(name, d##8) F(name, d##9)
+/* Slots 1..99 in order. */
+#define F_ALL(name)							\
+	F(name, 1) F(name, 2) F(name, 3) F(name, 4) F(name, 5) F(name, 6)	\
+	F(name, 7) F(name, 8) F(name, 9) F10(name, 1) F10(name, 2)		\
+	F10(name, 3) F10(name, 4) F10(name, 5) F10(name, 6) F10(name, 7)	\
+	F10(name, 8) F10(name, 9)
+
+REFUSE_ALL("21318c60", ctxid)
+REFUSE_ALL("6e163fbe", fft)
+
+#define CTXID_SLOTS	93
+#define FFT_SLOTS	99
+
+/* The context's unique id, as cuCtxGetId; NULL means the current one. */
+static CUresult ctxid_context_id(CUcontext ctx, unsigned long long *id)
+{
+	return cuCtxGetId(ctx, id);
+}
+
+static CUresult fft_slot7(void *ctx, void *obj, void *cb, void *out, void *obj2,
+			  void *data)
+{
+	(void)ctx; (void)obj; (void)cb; (void)out; (void)obj2; (void)data;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+static const void *ctxid_table[100] = { SIZE_WORD(CTXID_SLOTS), F_ALL(ctxid) };
+static const void *fft_table[100] = { SIZE_WORD(FFT_SLOTS), F_ALL(fft) };
+
+const void *shim_export_ctxid_table(void)
+{
+	ctxid_table[4] = (const void *)ctxid_context_id;
+	return ctxid_table;
+}
+
+const void *shim_export_fft_table(void)
+{
+	fft_table[7] = (const void *)fft_slot7;
+	return fft_table;
+}
