@@ -19,6 +19,7 @@
 
 struct backend;
 struct work;
+struct graph_client;
 
 /* How an op is accounted in the stats (the brief's call classes). */
 enum op_class {
@@ -172,6 +173,7 @@ struct client {
 
 	void *backend_priv;
 	unsigned int ntracers;	/* tracers following this client */
+	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
 	struct client_stats stats;
 	struct client *next, *prev;	/* the daemon's list */
 };

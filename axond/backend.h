@@ -25,7 +25,15 @@ enum work_type {
 	WORK_MARKER,		/* stream/context synchronisation point */
 	WORK_UNMAP,		/* release backing after earlier work */
 	WORK_RELEASE,		/* free an object after earlier work */
+	/* Graphs (ops/graph.c): w->graph names the objects. */
+	WORK_CAPTURE_BEGIN,	/* start capturing w->stream into graph.graph */
+	WORK_CAPTURE_END,	/* end it; w->res preset: the dispatcher's verdict */
+	WORK_GRAPH_LAUNCH,	/* run graph.exec on w->stream */
+	WORK_GRAPH_UPDATE,	/* graph.exec takes graph.graph's parameters */
 };
+
+struct graph;
+struct graph_exec;
 
 /* One unit of stream-ordered work, owned by the executor once submitted. */
 struct work {
@@ -39,6 +47,13 @@ struct work {
 	uint32_t op;
 	int32_t res;			/* preset error for WORK_ADVANCE */
 	uint64_t t_start;
+	uint64_t aux0;			/* returned in the completion */
+	/*
+	 * Set by the dispatcher (ops/graph.c:graph_capture_track) when the
+	 * stream captures: the backend records the work into this graph
+	 * instead of running it, and it is done as soon as it is recorded.
+	 */
+	struct graph *capture;
 	union {
 		struct { uint64_t dst, src, len; } copy;  /* data offsets for host side */
 		struct {
@@ -54,6 +69,7 @@ struct work {
 		struct { struct event *event; } event;
 		struct { uint64_t addr, len; } unmap;
 		struct { release_fn fn; void *obj; } release;
+		struct { struct graph *graph; struct graph_exec *exec; } graph;
 	};
 	struct work *next;
 };
@@ -97,6 +113,18 @@ struct backend {
 	void (*event_fini)(struct axond *d, struct event *e);
 	/* Queue stream-ordered work; never fails (errors land in w->res). */
 	void (*submit)(struct axond *d, struct work *w);
+	/*
+	 * Graphs (optional: without them the graph ops answer
+	 * CUDA_ERROR_NOT_SUPPORTED). Dispatcher thread. instantiate makes
+	 * x->backend_priv from a graph whose capture ended (returns a
+	 * CUresult); the fini hooks free backend_priv once no queued work
+	 * uses the object any more.
+	 */
+	int (*graph_instantiate)(struct axond *d, struct client *c,
+				 struct graph *g, struct graph_exec *x,
+				 uint64_t flags);
+	void (*graph_fini)(struct axond *d, struct graph *g);
+	void (*graph_exec_fini)(struct axond *d, struct graph_exec *x);
 };
 
 extern const struct backend sim_backend;

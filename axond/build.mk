@@ -10,6 +10,8 @@ AXOND_SRCS := axond/main.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/cuda/cuda.c axond/cuda/vendor.c
 include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
+# graphs: capture, instantiate, launch, update (ops), and each backend's side
+AXOND_SRCS += axond/ops/graph.c axond/sim/graph.c axond/cuda/graph.c
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)

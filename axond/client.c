@@ -23,6 +23,7 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "graph.h"
 
 #define DEFAULT_SQ_ENTRIES	256
 #define PAGE			4096ULL
@@ -246,6 +247,8 @@ void client_free(struct client *c)
 	void *arg[2] = { d, c };
 
 	log_debug("client %llu destroyed", (unsigned long long)c->id);
+	/* Graphs first: their nodes name functions, modules and streams. */
+	graph_client_fini(d, c);
 	handle_table_for_each(&c->funcs, free_func, d);
 	handle_table_for_each(&c->modules, unload_module, arg);
 	handle_table_for_each(&c->events, free_event, d);

@@ -13,6 +13,7 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "graph.h"
 
 struct buf {
 	char *p;
@@ -109,6 +110,7 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	const struct client_stats *s = &c->stats;
 	uint32_t sq_depth = axon_read_once(&c->cpage->sq_tail) - c->sq_head;
 	unsigned int i;
+	uint32_t ngraphs, nexecs;
 	bool first = true;
 
 	put(b, "{\"id\":%llu,\"pid\":%d,\"uid\":%u,\"gid\":%u,\"comm\":",
@@ -125,11 +127,12 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
 	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
 	    rangemap_count(&c->allocs));
+	graph_client_counts(c, &ngraphs, &nexecs);
 	put(b, ",\"handles\":{\"contexts\":%u,\"streams\":%u,\"events\":%u,"
-	    "\"modules\":%u,\"functions\":%u}",
+	    "\"modules\":%u,\"functions\":%u,\"graphs\":%u,\"graph_execs\":%u}",
 	    handle_count(&c->ctxs, 0), handle_count(&c->streams, 0),
 	    handle_count(&c->events, 0), handle_count(&c->modules, 0),
-	    handle_count(&c->funcs, 0));
+	    handle_count(&c->funcs, 0), ngraphs, nexecs);
 	put(b, ",\"ops\":{\"local\":%llu,\"sync\":%llu,\"deferred\":%llu,\"by_op\":{",
 	    (unsigned long long)axon_read_once(&c->cpage->local_ops),
 	    (unsigned long long)s->by_class[OP_CLASS_SYNC],

@@ -13,6 +13,7 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "graph.h"
 #include "ops/ops.h"
 
 struct work *work_new(struct op_ctx *o, enum work_type type)
@@ -37,6 +38,8 @@ struct work *work_new(struct op_ctx *o, enum work_type type)
 
 enum op_status work_submit(struct op_ctx *o, struct work *w)
 {
+	/* In submission order: which capture, if any, takes the item. */
+	graph_capture_track(o->d, w);
 	client_get(w->client);
 	atomic_fetch_add(&w->client->queued, 1);
 	o->d->backend->submit(o->d, w);
@@ -108,6 +111,7 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 		e->user_data = w->user_data;
 		e->op = w->op;
 		e->res = res;
+		e->aux0 = w->aux0;
 		e->t_start = w->t_start;
 		if (w->type == WORK_RELEASE) {
 			e->release = w->release.fn;

@@ -22,9 +22,14 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 {
 	const unsigned char *p = src;
 	uint64_t done = 0, chunk = chunk_size();
+	CUresult r;
 
 	if (len && !src)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* Not into a capture: the staged host side would be stale at replay. */
+	r = shim_capture_check_stream(stream);
+	if (r)
+		return r;
 	shim_lock();
 	while (done < len || !len) {
 		uint64_t n = len - done < chunk ? len - done : chunk;
@@ -59,6 +64,9 @@ static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream)
 
 	if (len && !dst)
 		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_capture_check_stream(stream);	/* as htod */
+	if (r)
+		return r;
 	shim_lock();
 	do {
 		struct shim_waiter w = { 0 };
@@ -102,7 +110,10 @@ static CUresult dtod(uint64_t dst, uint64_t src, uint64_t len, uint64_t stream)
 /* The default stream of the current context (synchronous copies). */
 static CUresult sync_stream(uint64_t *h)
 {
-	return shim_stream(NULL, h);
+	/* Synchronous copies are "potentially unsafe" during a capture. */
+	CUresult r = shim_capture_unsafe();
+
+	return r ? r : shim_stream(NULL, h);
 }
 
 SHIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)

@@ -245,8 +245,9 @@ SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
 	struct shim_waiter w = { 0 };
+	CUresult r = shim_capture_ctx_sync();	/* it would wait on a capture */
 
-	return shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
+	return r ? r : shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
 }
 
 SHIM_EXPORT CUresult cuCtxSynchronize(void)

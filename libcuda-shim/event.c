@@ -154,6 +154,8 @@ SHIM_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 		e->stream = h;
 		e->seq = shim_stream_next(h);
 		e->recorded = true;
+		if (shim_capturing())	/* recorded in a capture: fork/join */
+			shim_capture_note_record(e->handle, h);
 		/* Published now: a query loop must see it progress. */
 		shim_flush();
 	}
@@ -189,6 +191,8 @@ SHIM_EXPORT CUresult cuEventQuery(CUevent ev)
 		r = CUDA_ERROR_INVALID_HANDLE;
 	else if (!e->recorded)
 		r = CUDA_SUCCESS;	/* never recorded: complete, as CUDA says */
+	else if ((r = shim_capture_check_event(e->handle)))
+		;			/* recorded in a capture: no such state */
 	else
 		r = axon_frontier(&shim.ring, e->slot) >= e->seq ? CUDA_SUCCESS
 								  : CUDA_ERROR_NOT_READY;
@@ -217,6 +221,11 @@ SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
 	if (!e->recorded) {
 		shim_unlock();
 		return CUDA_SUCCESS;
+	}
+	r = shim_capture_check_event(e->handle);
+	if (r) {
+		shim_unlock();
+		return r;
 	}
 	shim_flush();
 	shim_unlock();

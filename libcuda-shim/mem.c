@@ -19,6 +19,9 @@ static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
 
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_capture_unsafe();	/* not replayed by a graph */
+	if (r)
+		return r;
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
@@ -86,6 +89,9 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 
 	if (!dptr)
 		return CUDA_SUCCESS;
+	r = shim_capture_unsafe();	/* not replayed by a graph */
+	if (r)
+		return r;
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;

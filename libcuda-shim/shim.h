@@ -151,6 +151,48 @@ static inline uint64_t shim_stream_next(uint64_t stream)
 
 CUresult shim_stream_sync(uint64_t stream);
 
+/*
+ * capture.c: stream capture's rules for other calls. Each check answers
+ * CUDA_SUCCESS at the cost of one load while no capture is open; otherwise
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED when the call conflicts with an
+ * open capture, which it then invalidates, as the driver does. No lock
+ * needed; callable with shim.lock held.
+ */
+extern unsigned int shim_ncaptures;
+static inline bool shim_capturing(void)
+{
+	return __atomic_load_n(&shim_ncaptures, __ATOMIC_RELAXED) != 0;
+}
+CUresult shim_capture_check_stream_slow(uint64_t stream);
+CUresult shim_capture_check_event_slow(uint64_t event);
+CUresult shim_capture_unsafe_slow(void);
+CUresult shim_capture_ctx_sync_slow(void);
+/* Synchronising or querying a stream, or copying host memory on it. */
+static inline CUresult shim_capture_check_stream(uint64_t stream)
+{
+	return shim_capturing() ? shim_capture_check_stream_slow(stream) : CUDA_SUCCESS;
+}
+/* Synchronising or querying an event recorded in a capture. */
+static inline CUresult shim_capture_check_event(uint64_t event)
+{
+	return shim_capturing() ? shim_capture_check_event_slow(event) : CUDA_SUCCESS;
+}
+/* "Potentially unsafe" calls (allocation, free, synchronous copies),
+ * by the calling thread's capture interaction mode. */
+static inline CUresult shim_capture_unsafe(void)
+{
+	return shim_capturing() ? shim_capture_unsafe_slow() : CUDA_SUCCESS;
+}
+/* cuCtxSynchronize. */
+static inline CUresult shim_capture_ctx_sync(void)
+{
+	return shim_capturing() ? shim_capture_ctx_sync_slow() : CUDA_SUCCESS;
+}
+/* An event recorded on / waited for by a stream (forks and joins). */
+void shim_capture_note_record(uint64_t event, uint64_t stream);
+void shim_capture_note_wait(uint64_t stream, uint64_t event);
+void shim_capture_forget(void);		/* forked child */
+
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
 /* What cuModuleLoadData would send for @image (the fatbin behind a wrapper)

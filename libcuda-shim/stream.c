@@ -142,6 +142,8 @@ SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);
 
+	if (!r)
+		r = shim_capture_check_stream(h);	/* never waits on a capture */
 	return r ? r : shim_stream_sync(h);
 }
 
@@ -156,6 +158,8 @@ SHIM_EXPORT CUresult cuStreamQuery(CUstream s)
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);
 
+	if (!r)
+		r = shim_capture_check_stream(h);
 	if (r)
 		return r;
 	SHIM_LOCAL();
@@ -192,6 +196,8 @@ SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flag
 		sqe->flags = AXON_SQE_F_DEFERRED;
 		sqe->stream = h;
 		sqe->obj.handle = (uint64_t)(uintptr_t)ev;
+		if (shim_capturing())	/* may fork h into a capture */
+			shim_capture_note_wait(h, sqe->obj.handle);
 		shim_stream_next(h);
 		shim_flush();
 	}

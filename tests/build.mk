@@ -45,6 +45,22 @@ $(IT_CLIENT_PROGS): | $(addprefix $(BUILD)/tests/data/kernels,.cubin .fatbin .pt
 endif
 
 TEST_PROGS += $(IT_TEST_PROGS)
+
+# Graphs: integration-graph (graph_test.c) drives tests/gpu/drv-graph, the
+# driver-API program tests/gpu/gpu.mk builds and gpucheck runs on a GPU.
+IT_GRAPH_TEST := $(BUILD)/tests/integration-graph
+$(IT_OBJDIR)/graph_test.o: CFLAGS += $(CHECK_CFLAGS)
+$(IT_GRAPH_TEST): $(IT_OBJDIR)/graph_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+$(IT_GRAPH_TEST): | $(BUILD)/bin/axond $(BUILD)/tests/bin/drv-graph
+TEST_PROGS += $(IT_GRAPH_TEST)
+# Its own copy of drv-graph, with the rpath of the other clients here.
+$(BUILD)/tests/bin/drv-graph: $(BUILD)/obj/tests/gpu/drv-graph.o $(SHIM_LIB)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 		-Wl,-rpath,'$$ORIGIN/../../lib'
 ALL_TARGETS += $(IT_CLIENT_PROGS)
 
 .PHONY: integration-progs

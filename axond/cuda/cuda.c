@@ -31,6 +31,7 @@
 #include <axon/libaxon.h>
 #include "../axond.h"
 #include "../backend.h"
+#include "cugraph.h"
 #include "vendor.h"
 
 struct inflight {
@@ -419,6 +420,11 @@ static CUresult issue(struct work *w, CUstream cs)
 	case WORK_UNMAP:
 	case WORK_RELEASE:
 		return CUDA_SUCCESS;	/* device-wide: handled by the caller */
+	case WORK_CAPTURE_BEGIN:
+	case WORK_CAPTURE_END:
+	case WORK_GRAPH_LAUNCH:
+	case WORK_GRAPH_UPDATE:
+		return cuda_graph_issue(w, cs);
 	}
 	return CUDA_ERROR_UNKNOWN;
 }
@@ -464,6 +470,17 @@ static bool device_wide(const struct work *w)
 	       (w->type == WORK_MARKER && w->op == AXON_OP_CTX_SYNC);
 }
 
+/* Whether work of stream s is still tracked as in flight. */
+static bool stream_in_flight(struct cu_dev *cd, const struct stream *s)
+{
+	const struct inflight *f;
+
+	for (f = cd->inflight; f; f = f->next)
+		if (f->w->stream == s)
+			return true;
+	return false;
+}
+
 static void run_one(struct cu_dev *cd, struct work *w)
 {
 	struct inflight *f;
@@ -487,6 +504,18 @@ static void run_one(struct cu_dev *cd, struct work *w)
 		return;
 	}
 	cs = stream_of(w->stream, &r);
+	if (!r && cuda_graph_immediate(w)) {
+		/* A captured item is a node, not work: done once issued, with
+		 * no tracking event (it would join the client's graph), after
+		 * the stream's earlier work so that its frontier stays in
+		 * order (graph.c). */
+		if (w->capture)
+			while (stream_in_flight(cd, w->stream))
+				if (!poll_inflight(cd))
+					sched_yield();
+		finish(cd, w, issue(w, cs));
+		return;
+	}
 	if (!r)
 		r = issue(w, cs);
 	if (r) {
@@ -967,5 +996,8 @@ const struct backend cuda_backend = {
 	.region_unprepare = cuda_region_unprepare,
 	.stream_fini = cuda_stream_fini,
 	.event_fini = cuda_event_fini,
+	.graph_instantiate = cuda_graph_instantiate,
+	.graph_fini = cuda_graph_fini,
+	.graph_exec_fini = cuda_graph_exec_fini,
 	.submit = cuda_submit,
 };

@@ -29,7 +29,10 @@
 	X(cuMemsetD32Async) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)	\
 	X(cuMemsetD2D32Async)						\
 	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent)		\
-	X(cuEventSynchronize)
+	X(cuEventSynchronize)						\
+	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
+	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
+	X(cuGraphExecDestroy) X(cuGraphExecUpdate)
 
 struct vendor {
 	void *dl;

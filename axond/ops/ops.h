@@ -78,6 +78,13 @@ enum op_status op_event_destroy(struct op_ctx *o);
 enum op_status op_event_record(struct op_ctx *o);
 enum op_status op_event_elapsed(struct op_ctx *o);
 enum op_status op_func_get_attr(struct op_ctx *o);
+enum op_status op_capture_begin(struct op_ctx *o);
+enum op_status op_capture_end(struct op_ctx *o);
+enum op_status op_graph_instantiate(struct op_ctx *o);
+enum op_status op_graph_launch(struct op_ctx *o);
+enum op_status op_graph_destroy(struct op_ctx *o);
+enum op_status op_graph_exec_destroy(struct op_ctx *o);
+enum op_status op_graph_exec_update(struct op_ctx *o);
 
 /* Helpers shared by handlers. */
 struct work *work_new(struct op_ctx *o, enum work_type type);

@@ -141,10 +141,15 @@ static void run_unmap(struct client *c, struct work *w)
 		madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
-static int32_t execute(struct work *w)
+/* Runs one item (graph.c replays graph nodes through it too). */
+int32_t sim_execute(struct work *w)
 {
 	struct client *c = w->client;
+	int32_t res;
 
+	/* A capturing stream's item becomes a node instead (graph.c). */
+	if (w->capture && sim_graph_record(w, &res))
+		return res;
 	switch (w->type) {
 	case WORK_ADVANCE:
 		return w->res;
@@ -173,6 +178,11 @@ static int32_t execute(struct work *w)
 	case WORK_MARKER:
 	case WORK_RELEASE:
 		return 0;
+	case WORK_CAPTURE_BEGIN:
+	case WORK_CAPTURE_END:
+	case WORK_GRAPH_LAUNCH:
+	case WORK_GRAPH_UPDATE:
+		return sim_graph_execute(w);
 	}
 	return CUDA_ERROR_UNKNOWN;
 }
@@ -218,7 +228,7 @@ static void *executor(void *arg)
 		if (!atomic_load(&w->client->dead_for_worker)) {
 			uint64_t t0 = axond_now_ns();
 
-			res = execute(w);
+			res = sim_execute(w);
 			atomic_fetch_add(&d->busy_ns[0], axond_now_ns() - t0);
 		}
 		work_done(d, w, res);
@@ -498,4 +508,7 @@ const struct backend sim_backend = {
 	.func_get_attr = sim_func_get_attr,
 	.func_free = sim_func_free,
 	.submit = sim_submit,
+	.graph_instantiate = sim_graph_instantiate,
+	.graph_fini = sim_graph_fini,
+	.graph_exec_fini = sim_graph_exec_fini,
 };

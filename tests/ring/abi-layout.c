@@ -87,7 +87,9 @@ START_TEST(test_constants)
 	ck_assert_uint_eq(AXON_HANDLE_EVENT, 3);
 	ck_assert_uint_eq(AXON_HANDLE_MODULE, 4);
 	ck_assert_uint_eq(AXON_HANDLE_FUNC, 5);
-	ck_assert_uint_eq(AXON_HANDLE_TYPE_LAST, 6);
+	ck_assert_uint_eq(AXON_HANDLE_GRAPH, 6);
+	ck_assert_uint_eq(AXON_HANDLE_GRAPH_EXEC, 7);
+	ck_assert_uint_eq(AXON_HANDLE_TYPE_LAST, 8);
 }
 END_TEST
 

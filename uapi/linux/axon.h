@@ -95,6 +95,8 @@ enum axon_handle_type {
 	AXON_HANDLE_EVENT	= 3,
 	AXON_HANDLE_MODULE	= 4,
 	AXON_HANDLE_FUNC	= 5,
+	AXON_HANDLE_GRAPH	= 6,	/* a captured graph (CUgraph) */
+	AXON_HANDLE_GRAPH_EXEC	= 7,	/* an instantiated graph (CUgraphExec) */
 	AXON_HANDLE_TYPE_LAST
 };
 
@@ -327,6 +329,27 @@ struct axon_cqe {
  *                                             -> aux0 nanoseconds
  * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
  *                                             -> aux0 value
+ * CAPTURE_BEGIN    stream, obj.arg0 CUstreamCaptureMode (kept for the
+ *                  stats; the daemon always captures relaxed)
+ *                                             -> aux0 graph being captured
+ *                  The stream's later stream-ordered ops become the
+ *                  graph's nodes instead of running, and count as done at
+ *                  once; a stream that waits on an event recorded during
+ *                  the capture joins it. Not counted in the stream's
+ *                  sequence.
+ * CAPTURE_END      stream (the one CAPTURE_BEGIN named), obj.handle graph
+ *                                             -> res: 0, or why the capture
+ *                                                failed (the graph then only
+ *                                                serves GRAPH_DESTROY)
+ *                  Completes once the daemon ended the capture; not counted.
+ * GRAPH_INSTANTIATE obj.handle graph, obj.arg0 CUgraphInstantiate_flags
+ *                                             -> aux0 graph exec
+ * GRAPH_LAUNCH     stream, obj.handle graph exec: stream-ordered, counted;
+ *                  done when every node of the graph is done
+ * GRAPH_DESTROY    obj.handle graph (not while it is being captured)
+ * GRAPH_EXEC_DESTROY obj.handle graph exec
+ * GRAPH_EXEC_UPDATE obj.handle graph exec, obj.arg0 graph of the same
+ *                  topology                   -> aux0 CUgraphExecUpdateResult
  *
  * Stream-ordered operations (MEMCPY_*, MEMSET, LAUNCH, EVENT_RECORD,
  * STREAM_WAIT_EVENT) each advance their stream's sequence by one, on both

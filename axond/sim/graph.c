@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Graphs in the sim: a captured graph is the list of its nodes (copies of
+ * the work items the capture took, in the order the executor met them);
+ * a graph exec is its own copy of that list; a launch replays the list, in
+ * order, on the executor, as part of the launching stream's one item.
+ *
+ * Submission order is a topological order of the captured dependencies
+ * (an item is only submitted after everything it depends on), so replaying
+ * the nodes in that order on one stream runs the same graph the driver
+ * would, minus the concurrency between its branches. A graph launched into
+ * a capture is inlined (its nodes are copied), where the driver would add a
+ * child-graph node.
+ *
+ * Threads: the executor appends nodes while capturing and replays and
+ * updates exec lists; the dispatcher copies a graph's list into an exec at
+ * instantiation, only once the capture's end is published (graph_ready),
+ * and frees lists once no queued work uses them (release-later).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <cuda.h>
+
+#include "../axond.h"
+#include "../backend.h"
+#include "../graph.h"
+#include "sim.h"
+
+struct sim_nodes {
+	struct work *node;	/* type and parameters; client, stream unused */
+	uint32_t n, cap;
+	int32_t error;		/* capture: a node could not be kept */
+};
+
+static void nodes_clear(struct sim_nodes *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->node[i].type == WORK_LAUNCH)
+			free(l->node[i].launch.args);
+	free(l->node);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A node's parameters into dst (its old launch arguments are freed). */
+static bool node_set(struct work *dst, const struct work *src)
+{
+	void *args = NULL;
+
+	if (src->type == WORK_LAUNCH) {
+		args = malloc(src->launch.args_size ? src->launch.args_size : 1);
+		if (!args)
+			return false;
+		memcpy(args, src->launch.args, src->launch.args_size);
+	}
+	if (dst->type == WORK_LAUNCH)
+		free(dst->launch.args);
+	memset(dst, 0, sizeof(*dst));
+	dst->type = src->type;
+	switch (src->type) {
+	case WORK_DTOD:
+		dst->copy = src->copy;
+		break;
+	case WORK_MEMSET:
+		dst->memset = src->memset;
+		break;
+	default:
+		dst->launch = src->launch;
+		dst->launch.args = args;
+		break;
+	}
+	return true;
+}
+
+static bool nodes_append(struct sim_nodes *l, const struct work *w)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		struct work *p;
+
+		if (cap <= l->n)
+			return false;
+		p = realloc(l->node, (size_t)cap * sizeof(*p));
+		if (!p)
+			return false;
+		l->node = p;
+		l->cap = cap;
+	}
+	memset(&l->node[l->n], 0, sizeof(l->node[l->n]));
+	if (!node_set(&l->node[l->n], w))
+		return false;
+	l->n++;
+	return true;
+}
+
+/*
+ * Executor: an item of a capturing stream. Returns true when the capture
+ * took it (with *res), false when it runs as usual (an event record keeps
+ * its bookkeeping so that nothing waits for it forever).
+ */
+bool sim_graph_record(struct work *w, int32_t *res)
+{
+	struct sim_nodes *l = w->capture->backend_priv;
+	const struct sim_nodes *x;
+	uint32_t i;
+
+	*res = CUDA_SUCCESS;
+	switch (w->type) {
+	case WORK_EVENT_RECORD:
+		return false;
+	case WORK_DTOD:
+	case WORK_MEMSET:
+	case WORK_LAUNCH:
+		if (!l || !nodes_append(l, w))
+			*res = CUDA_ERROR_OUT_OF_MEMORY;
+		break;
+	case WORK_GRAPH_LAUNCH:
+		x = w->graph.exec->backend_priv;
+		for (i = 0; i < x->n && !*res; i++)
+			if (!l || !nodes_append(l, &x->node[i]))
+				*res = CUDA_ERROR_OUT_OF_MEMORY;
+		break;
+	case WORK_ADVANCE:
+		*res = w->res;	/* the dispatcher invalidated the capture */
+		return true;
+	default:
+		return true;	/* waits and markers: nothing to keep */
+	}
+	if (*res && l && !l->error)
+		l->error = *res;
+	return true;
+}
+
+/* Executor: replays an exec's nodes as one item of the launching stream. */
+static int32_t replay(struct work *w)
+{
+	const struct sim_nodes *x = w->graph.exec->backend_priv;
+	int32_t res = CUDA_SUCCESS;
+	uint32_t i;
+
+	for (i = 0; i < x->n && !res; i++) {
+		struct work n = x->node[i];
+
+		n.client = w->client;
+		n.stream = w->stream;
+		n.capture = NULL;
+		res = sim_execute(&n);
+	}
+	return res;
+}
+
+/* Same topology, parameters that may change: a CUgraphExecUpdateResult. */
+static CUgraphExecUpdateResult update_check(const struct sim_nodes *x,
+					    const struct sim_nodes *g)
+{
+	uint32_t i;
+
+	if (x->n != g->n)
+		return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+	for (i = 0; i < x->n; i++) {
+		const struct work *a = &x->node[i], *b = &g->node[i];
+
+		if (a->type != b->type)
+			return CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+		/* As the driver: only 1D memsets change, element size fixed. */
+		if (a->type == WORK_MEMSET &&
+		    (a->memset.elem_size != b->memset.elem_size ||
+		     ((a->memset.height > 1 || b->memset.height > 1) &&
+		      (a->memset.height != b->memset.height ||
+		       a->memset.width != b->memset.width ||
+		       a->memset.pitch != b->memset.pitch))))
+			return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
+	}
+	return CU_GRAPH_EXEC_UPDATE_SUCCESS;
+}
+
+static int32_t update(struct work *w)
+{
+	struct sim_nodes *x = w->graph.exec->backend_priv;
+	const struct sim_nodes *g = w->graph.graph->backend_priv;
+	CUgraphExecUpdateResult r = update_check(x, g);
+	uint32_t i;
+
+	w->aux0 = (uint64_t)r;
+	if (r != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+		return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+	/* Copy the arguments first, so that running out of memory changes
+	 * nothing. */
+	{
+		struct work *fresh = calloc(g->n ? g->n : 1, sizeof(*fresh));
+
+		if (!fresh)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		for (i = 0; i < g->n; i++) {
+			if (!node_set(&fresh[i], &g->node[i])) {
+				struct sim_nodes tmp = { .node = fresh, .n = i };
+
+				nodes_clear(&tmp);
+				return CUDA_ERROR_OUT_OF_MEMORY;
+			}
+		}
+		for (i = 0; i < x->n; i++)
+			if (x->node[i].type == WORK_LAUNCH)
+				free(x->node[i].launch.args);
+		free(x->node);
+		x->node = fresh;
+		x->cap = g->n ? g->n : 1;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Executor: the graph work types. */
+int32_t sim_graph_execute(struct work *w)
+{
+	struct graph *g = w->graph.graph;
+	struct sim_nodes *l;
+	int32_t res;
+
+	switch (w->type) {
+	case WORK_CAPTURE_BEGIN:
+		g->backend_priv = calloc(1, sizeof(struct sim_nodes));
+		return CUDA_SUCCESS;	/* no list: the END says so */
+	case WORK_CAPTURE_END:
+		l = g->backend_priv;
+		res = w->res;
+		if (!res && (!l || l->error))
+			res = l ? l->error : CUDA_ERROR_OUT_OF_MEMORY;
+		graph_set_ended(g, res);
+		return res;
+	case WORK_GRAPH_LAUNCH:
+		return replay(w);
+	case WORK_GRAPH_UPDATE:
+		return update(w);
+	default:
+		return CUDA_ERROR_UNKNOWN;
+	}
+}
+
+/* Dispatcher: the exec gets its own copy of the graph's nodes. */
+int sim_graph_instantiate(struct axond *d, struct client *c, struct graph *g,
+			  struct graph_exec *x, uint64_t flags)
+{
+	const uint64_t known = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
+			       CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+			       CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
+			       CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+	const struct sim_nodes *l = g->backend_priv;
+	struct sim_nodes *e;
+	uint32_t i;
+
+	(void)d;
+	(void)c;
+	if (flags & ~known)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* Graphs launched from kernels: the sim runs no device code. */
+	if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (i = 0; l && i < l->n; i++) {
+		if (!nodes_append(e, &l->node[i])) {
+			nodes_clear(e);
+			free(e);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	x->backend_priv = e;
+	return CUDA_SUCCESS;
+}
+
+void sim_graph_fini(struct axond *d, struct graph *g)
+{
+	(void)d;
+	if (g->backend_priv) {
+		nodes_clear(g->backend_priv);
+		free(g->backend_priv);
+		g->backend_priv = NULL;
+	}
+}
+
+void sim_graph_exec_fini(struct axond *d, struct graph_exec *x)
+{
+	(void)d;
+	if (x->backend_priv) {
+		nodes_clear(x->backend_priv);
+		free(x->backend_priv);
+		x->backend_priv = NULL;
+	}
+}
