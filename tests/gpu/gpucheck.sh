@@ -130,7 +130,7 @@ for p in "$B"/tests/gpu/drv-* "$B"/tests/gpu/rt-*; do
 	{ [ -f "$p" ] && [ -x "$p" ]; } || continue
 	rel=tests/gpu/${p##*/}
 	case $listed in *" $rel "*) continue ;; esac
-	add_case "${p##*/}" 0 - "$rel @CUBIN"
+	add_case "${p##*/}" 0 stdout "$rel @CUBIN"
 done
 if [ ${#names[@]} -eq 0 ]; then
 	echo "gpucheck: no case to run (GPUCHECK_CASES=${GPUCHECK_CASES:-}, backend $backend)"
