@@ -14,6 +14,7 @@
 #                                         LD_LIBRARY_PATH picks NVIDIA's or ours
 #     $(BUILD)/tests/gpu/isocheck.so      the LD_PRELOAD isolation check
 #     and the cudart programs, kernel images, axond, axonctl, the shim
+#     (not `all`: a GPU machine may lack what axon-top or the module need)
 #   make gpucheck    gpu-progs (unless GPUCHECK_NOBUILD=1), then
 #                    tests/gpu/gpucheck.sh $(BUILD) $(VENDOR_LIB)
 #
@@ -93,7 +94,7 @@ endif
 TEST_PROGS	+= $(BUILD)/tests/unit-isocheck $(BUILD)/tests/gpucheck-sim
 
 .PHONY: gpu-progs gpucheck
-gpu-progs: all $(GPU_ISOCHECK) $(GPU_DRV_PROGS) $(AXONCTL)
+gpu-progs: $(BUILD)/bin/axond $(SHIM_LIB) $(AXONCTL) $(GPU_ISOCHECK) $(GPU_DRV_PROGS)
 ifeq ($(GPU_HAVE_NVCC),1)
 gpu-progs: $(GPU_RT_PROGS) $(SIM_KDATA_FILES) $(CUDART_RT_PROGS)
 endif

@@ -204,7 +204,9 @@ run_one() {
 			>"$base.out" 2>"$base.err")
 	else
 		preload="$san_preload $iso"
+		# (AXON_EXPECT_LIBCUDA: tests/cudart's programs check themselves too)
 		env+=(LD_LIBRARY_PATH="$B/lib:$cuda/lib64" AXON_ADDR="unix:$sock"
+		      AXON_EXPECT_LIBCUDA="$shim"
 		      TRITON_LIBCUDA_PATH="$tmp/libcuda-axon" LD_PRELOAD="${preload# }")
 		(cd "$src" && timeout -k 5 "$t" env "${env[@]}" "${words[@]}" \
 			>"$base.out" 2>"$base.err")

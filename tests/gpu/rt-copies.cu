@@ -11,7 +11,10 @@
  *   offset  (up to 1 MiB + 1) a device pointer 3 bytes into the allocation
  *   memset  cudaMemset of the device copy, read back
  *
- * Kernel-free, so the sim runs it too (gpucheck-sim). Prints one line per
+ * Usage: rt-copies [LARGEST-SIZE] (default: all sizes).
+ *
+ * Kernel-free, so the sim runs it too (gpucheck-sim, up to 16 MiB there, to
+ * keep `make check` short). Prints one line per
  * size and memory kind; no addresses or timings. Exits 0 when every check
  * passed, 1 otherwise.
  */
@@ -149,8 +152,10 @@ static void one(size_t n, bool pinned, cudaStream_t s)
 	       rt_failures != fails ? " (API errors)" : "");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* An optional largest size, for the sim's run (gpucheck-sim). */
+	size_t max = argc > 1 ? strtoull(argv[1], NULL, 0) : ~(size_t)0;
 	static const size_t sizes[] = {
 		1, 3, 4096 + 7, 65536, (1u << 20) + 1, 16u << 20, 256u << 20,
 	};
@@ -161,7 +166,7 @@ int main(void)
 	RT_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	if (rt_failures)
 		return 1;
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] <= max; i++) {
 		one(sizes[i], true, s);
 		one(sizes[i], false, s);
 	}
