@@ -20,7 +20,8 @@
 # Axon run:    a private axond --backend=cuda --vendor-lib=VENDOR_LIB on a unix
 #              socket of its own; AXON_ADDR=unix:that,
 #              LD_LIBRARY_PATH=BUILD/lib:$CUDA/lib64.
-# Python:      also TRITON_LIBCUDA_PATH (a directory with libcuda.so and
+# Python:      no $CUDA/lib64 (torch has its own CUDA libraries); also
+#              TRITON_LIBCUDA_PATH (a directory with libcuda.so and
 #              libcuda.so.1 linking to the run's libcuda), fresh Triton and
 #              Inductor caches per run, NCCL_NVLS_ENABLE=0,
 #              TORCH_SYMM_MEM_DISABLE_MULTICAST=1.
@@ -188,6 +189,10 @@ run_one() {
 	t=$(case_timeout "$fl")
 	mapfile -t words < <(resolve "${cmds[$i]}" "$(flag "$fl" py && echo py)")
 	flag "$fl" py && words=("$python" "${words[@]}")
+	# PyTorch brings its own CUDA libraries (its wheels, by RUNPATH), which
+	# the toolkit's on LD_LIBRARY_PATH would override.
+	local cudalib=:$cuda/lib64
+	flag "$fl" py && cudalib=
 	rm -f "$base.out" "$base.err" "$base.iso" "$base.ran"
 	: >"$base.iso"
 	: >"$base.ran"
@@ -198,14 +203,14 @@ run_one() {
 		   TORCHINDUCTOR_CACHE_DIR="$tmp/$name.$side.inductor"
 		   PYTHONDONTWRITEBYTECODE=1)
 	if [ "$side" = native ]; then
-		env+=(LD_LIBRARY_PATH="$(dirname "$vendor"):$cuda/lib64"
+		env+=(LD_LIBRARY_PATH="$(dirname "$vendor")$cudalib"
 		      TRITON_LIBCUDA_PATH="$tmp/libcuda-native" LD_PRELOAD="$iso")
 		(cd "$src" && timeout -k 5 "$t" env -u AXON_ADDR "${env[@]}" "${words[@]}" \
 			>"$base.out" 2>"$base.err")
 	else
 		preload="$san_preload $iso"
 		# (AXON_EXPECT_LIBCUDA: tests/cudart's programs check themselves too)
-		env+=(LD_LIBRARY_PATH="$B/lib:$cuda/lib64" AXON_ADDR="unix:$sock"
+		env+=(LD_LIBRARY_PATH="$B/lib$cudalib" AXON_ADDR="unix:$sock"
 		      AXON_EXPECT_LIBCUDA="$shim"
 		      TRITON_LIBCUDA_PATH="$tmp/libcuda-axon" LD_PRELOAD="${preload# }")
 		(cd "$src" && timeout -k 5 "$t" env "${env[@]}" "${words[@]}" \
