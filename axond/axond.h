@@ -66,6 +66,13 @@ struct stream {
 	uint64_t submitted;	/* stream-ordered ops taken (dispatcher) */
 	uint64_t completed;	/* worker: ops finished */
 	bool is_default;
+	/* Host functions (ops/hostfunc.c, dispatcher): while held, the
+	 * stream's later work waits in the client's parked list until the
+	 * client says the function with user_data hold_token ran. */
+	bool held;
+	uint64_t hold_token;
+	uint32_t parked;	/* its items in the parked list */
+	uint64_t hold_pass;	/* last replay pass that kept one of them */
 	void *backend_priv;
 };
 
@@ -75,6 +82,7 @@ struct event {
 	struct ctx *ctx;
 	unsigned int flags;
 	uint64_t records;		/* records taken (dispatcher) */
+	uint64_t records_out;		/* ...handed to the backend (ops/hostfunc.c) */
 	_Atomic uint64_t done_records;	/* worker: records finished */
 	_Atomic uint64_t time_ns;	/* worker: time of the last record */
 	void *backend_priv;
@@ -174,6 +182,11 @@ struct client {
 	void *backend_priv;
 	unsigned int ntracers;	/* tracers following this client */
 	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
+	/* Work held back behind host functions, in issue order
+	 * (ops/hostfunc.c; dispatcher only). */
+	struct work *parked_head, *parked_tail;
+	uint32_t nparked, nparked_wide, nheld;
+	uint64_t hold_passes;
 	struct client_stats stats;
 	struct client *next, *prev;	/* the daemon's list */
 };

@@ -65,8 +65,13 @@ struct work {
 			uint32_t grid[3], block[3], shared_bytes;
 			void *args;		/* malloc'd copy */
 			uint32_t args_size;
+			/* LAUNCH_EX: validated attributes, in the same
+			 * allocation as args (freed with it) */
+			const struct axon_launch_attr *attrs;
+			uint32_t nattrs;
 		} launch;
-		struct { struct event *event; } event;
+		/* target: WAIT_EVENT, the event's records when it was issued */
+		struct { struct event *event; uint64_t target; } event;
 		struct { uint64_t addr, len; } unmap;
 		struct { release_fn fn; void *obj; } release;
 		struct { struct graph *graph; struct graph_exec *exec; } graph;
@@ -101,6 +106,12 @@ struct backend {
 				 uint64_t *addr, uint64_t *size);
 	int (*func_get_attr)(struct axond *d, struct func *f, int attr,
 			     int64_t *value);
+	/* CUresult; the dispatcher checked that attr is settable. */
+	int (*func_set_attr)(struct axond *d, struct func *f, int attr, int value);
+	/* CUresult: encode a validated request (global_addr checked against
+	 * the client's allocations) into out (AXON_TENSOR_MAP_BYTES). */
+	int (*tensor_map_encode)(struct axond *d, struct client *c,
+				 const struct axon_tensor_map_req *req, void *out);
 	/* Frees f->backend_priv. */
 	void (*func_free)(struct axond *d, struct func *f);
 	/* Optional: start preparing a pooled region's data area before any

@@ -8,6 +8,9 @@ AXOND_SRCS := axond/main.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/ops/stream.c axond/ops/event.c \
 	axond/sim/sim.c axond/sim/device.c \
 	axond/cuda/cuda.c axond/cuda/vendor.c
+# launch variants, function attributes, host functions, tensor maps
+AXOND_SRCS += axond/ops/funcattr.c axond/ops/hostfunc.c axond/ops/tensormap.c \
+	axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c
 include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
 # graphs: capture, instantiate, launch, update (ops), and each backend's side

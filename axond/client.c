@@ -23,6 +23,7 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "ops/ops.h"
 #include "graph.h"
 
 #define DEFAULT_SQ_ENTRIES	256
@@ -436,5 +437,6 @@ void client_disconnect(struct axond *d, struct client *c)
 		 (unsigned long long)c->id, (int)c->pid, c->comm,
 		 (unsigned long long)(c->stats.by_class[0] + c->stats.by_class[1]),
 		 (unsigned long long)c->bytes_mapped);
+	hold_client_gone(d, c);	/* parked work holds no reference */
 	client_put(d, c);
 }

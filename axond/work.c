@@ -36,13 +36,22 @@ struct work *work_new(struct op_ctx *o, enum work_type type)
 	return w;
 }
 
+/* Hands w to the backend now (hostfunc.c replays parked work through it). */
+void work_submit_now(struct axond *d, struct work *w)
+{
+	client_get(w->client);
+	atomic_fetch_add(&w->client->queued, 1);
+	d->backend->submit(d, w);
+}
+
 enum op_status work_submit(struct op_ctx *o, struct work *w)
 {
 	/* In submission order: which capture, if any, takes the item. */
 	graph_capture_track(o->d, w);
-	client_get(w->client);
-	atomic_fetch_add(&w->client->queued, 1);
-	o->d->backend->submit(o->d, w);
+	/* Work behind a host function still running waits in the daemon
+	 * (ops/hostfunc.c); it does not count against the queue limit. */
+	if (!hold_park(o->d, w))
+		work_submit_now(o->d, w);
 	return OP_QUEUED;
 }
 

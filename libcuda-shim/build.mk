@@ -26,6 +26,10 @@ SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore
 	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c
 SHIM_SRCS += libcuda-shim/graph.c
 
+# launch variants, function attributes, host functions, tensor maps
+SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \
+	libcuda-shim/tensormap.c
+
 SHIM_LIBS += $(LIBAXON_A) $(COMMON_LIB) -ldl -lpthread
 
 SHIM_LIB := $(BUILD)/lib/libcuda.so.1

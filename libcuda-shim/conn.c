@@ -64,6 +64,7 @@ static void forget_in_child(void)
 	memset(shim.seq, 0, sizeof(shim.seq));
 	shim_funcs_forget();
 	shim_events_forget();
+	shim_hostfns_forget();
 	shim_capture_forget();
 	shim_ctx_storage_forget();
 	shim.nrecs = 0;
@@ -175,6 +176,16 @@ struct axon_sqe *shim_sqe(void)
 	while (!(sqe = axon_get_sqe(&shim.ring))) {
 		/* SQ full: publish what we have and let the daemon catch up. */
 		shim_flush();
+		/*
+		 * The daemon takes an SQE that wants a completion only while
+		 * the CQ has room: completions nobody waits for synchronously
+		 * (host functions' WAITs, hostfunc.c) must not fill it while
+		 * every thread is here, so take what has arrived.
+		 */
+		if (!shim.reaper_active) {
+			reap_ready();
+			pthread_cond_broadcast(&shim.cond);
+		}
 		if (axon_daemon_alive(&shim.ring))
 			return NULL;
 		shim_unlock();
@@ -192,31 +203,46 @@ CUresult shim_wait(struct shim_waiter *w)
 {
 	shim_flush();
 	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
-		const struct axon_cqe *cqe;
-		int ret;
+		CUresult r = shim_reap_once();
 
-		if (shim.reaper_active) {
-			pthread_cond_wait(&shim.cond, &shim.lock);
-			continue;
-		}
-		shim.reaper_active = true;
-		shim_unlock();
-		/* Only the reaper touches the CQ side of the ring. */
-		ret = axon_wait_cqe(&shim.ring, &cqe, 0);
-		shim_lock();
-		if (ret == 0)
-			reap_ready();
-		shim.reaper_active = false;
-		pthread_cond_broadcast(&shim.cond);
-		if (ret && ret != -ETIMEDOUT) {
-			/* -EPIPE: axond went away; on /dev/axon also the error
-			 * the daemon disconnected us with. Either way no
-			 * completion will come. */
-			shim_log("axond went away (%s)", strerror(-ret));
-			return CUDA_ERROR_DEVICE_UNAVAILABLE;
-		}
+		if (r)
+			return r;
 	}
 	return (CUresult)w->res;
+}
+
+/*
+ * One round of waiting for completions, lock held: as the reaper (the lock
+ * dropped while it sleeps), or, while another thread is, until its next
+ * round. Callers re-check what they wait for (hostfunc.c waits for any of
+ * several).
+ */
+CUresult shim_reap_once(void)
+{
+	const struct axon_cqe *cqe;
+	int ret;
+
+	if (shim.reaper_active) {
+		pthread_cond_wait(&shim.cond, &shim.lock);
+		return CUDA_SUCCESS;
+	}
+	shim.reaper_active = true;
+	shim_unlock();
+	/* Only the reaper touches the CQ side of the ring. */
+	ret = axon_wait_cqe(&shim.ring, &cqe, 0);
+	shim_lock();
+	if (ret == 0)
+		reap_ready();
+	shim.reaper_active = false;
+	pthread_cond_broadcast(&shim.cond);
+	if (ret && ret != -ETIMEDOUT) {
+		/* -EPIPE: axond went away; on /dev/axon also the error the
+		 * daemon disconnected us with. Either way no completion will
+		 * come. */
+		shim_log("axond went away (%s)", strerror(-ret));
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	return CUDA_SUCCESS;
 }
 
 /* One synchronous AXON_OP_* on an object, with shim.lock held. */

@@ -4,25 +4,26 @@
  * layout the daemon returned with the function, queue one SQE, return. The
  * daemon copies the parameters out when it takes the SQE, so the buffer is
  * free as soon as the SQ head passes it. Errors surface at the next
- * synchronising call.
+ * synchronising call. Launches with attributes (launchex.c) go the same
+ * way as LAUNCH_EX, whose data-area payload is a struct axon_launch_ex,
+ * the attributes, then the parameters.
  */
 #include <string.h>
 
-#include "shim.h"
+#include "launch.h"
 
 /*
  * A launch the device could never run fails here, at once, as the driver's
  * does (cudaGetLastError sees it), rather than at the next synchronisation.
  */
-static CUresult check_geometry(uint64_t stream, const unsigned int grid[3],
-			       const unsigned int block[3], unsigned int shmem)
+static CUresult check_geometry(const unsigned int grid[3], const unsigned int block[3],
+			       unsigned int shmem)
 {
 	const struct axon_device_info *di;
 	struct shim_ctx *sc = shim_current_ctx();
 	uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
 	int i;
 
-	(void)stream;
 	di = &shim.ring.info->device[sc ? sc->device : 0];
 	for (i = 0; i < 3; i++) {
 		if (!grid[i] || !block[i] ||
@@ -36,68 +37,107 @@ static CUresult check_geometry(uint64_t stream, const unsigned int grid[3],
 	return CUDA_SUCCESS;
 }
 
-static CUresult launch(CUfunction f, const unsigned int grid[3], const unsigned int block[3],
-		       unsigned int shmem, CUstream s, void **params, void **extra)
+/* CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, ended by _END. */
+static CUresult parse_extra(void **extra, const void **buf, size_t *buf_size)
+{
+	uint32_t i;
+
+	for (i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			*buf = extra[i + 1];
+		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+			*buf_size = *(size_t *)extra[i + 1];
+		else
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	return *buf ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static void pack_args(struct shim_func *sf, unsigned char *dst, void **params,
+		      const void *buf)
+{
+	uint32_t i;
+
+	if (buf) {
+		memcpy(dst, buf, sf->args_size);
+		return;
+	}
+	for (i = 0; i < sf->nparams; i++)
+		memcpy(dst + AXON_PARAM_OFFSET(sf->param[i]), params[i],
+		       AXON_PARAM_SIZE(sf->param[i]));
+}
+
+CUresult shim_launch(const struct shim_launch *l)
 {
 	const void *buf = NULL;
 	size_t buf_size = 0;
 	struct shim_func *sf;
 	struct axon_sqe *sqe;
-	uint64_t h, id, off;
-	uint32_t i;
+	uint64_t h, id, off, len, args_off = 0;
 	CUresult r;
 
-	r = shim_stream(s, &h);
+	r = shim_stream(l->stream, &h);
 	if (r)
 		return r;
-	r = check_geometry(h, grid, block, shmem);
+	r = check_geometry(l->grid, l->block, l->shmem);
 	if (r)
 		return r;
-	if (extra) {
-		/* CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, ended by _END. */
-		for (i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-			if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-				buf = extra[i + 1];
-			else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-				buf_size = *(size_t *)extra[i + 1];
-			else
-				return CUDA_ERROR_INVALID_VALUE;
-		}
-		if (params || !buf)
+	if (l->extra) {
+		r = parse_extra(l->extra, &buf, &buf_size);
+		if (r || l->params)
 			return CUDA_ERROR_INVALID_VALUE;
 	}
 	shim_lock();
-	sf = shim_func_of(f);
+	sf = shim_func_of(l->f);
 	if (!sf) {
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
-	if ((extra && buf_size < sf->args_size) || (!extra && sf->nparams && !params)) {
+	if ((l->extra && buf_size < sf->args_size) || (!l->extra && sf->nparams && !l->params) ||
+	    (sf->max_dyn_shared >= 0 && l->shmem > (unsigned int)sf->max_dyn_shared)) {
 		shim_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	off = shim_data_alloc(sf->args_size ? sf->args_size : 1, &id);
-	if (extra) {
-		memcpy(shim.ring.data + off, buf, sf->args_size);
-	} else {
-		for (i = 0; i < sf->nparams; i++)
-			memcpy(shim.ring.data + off + AXON_PARAM_OFFSET(sf->param[i]),
-			       params[i], AXON_PARAM_SIZE(sf->param[i]));
+	len = sf->args_size ? sf->args_size : 1;
+	if (l->nattrs) {
+		args_off = sizeof(struct axon_launch_ex) +
+			   (uint64_t)l->nattrs * sizeof(struct axon_launch_attr);
+		len = args_off + sf->args_size;
 	}
+	off = shim_data_alloc(len, &id);
+	if (l->nattrs) {
+		struct axon_launch_ex *x = (void *)(shim.ring.data + off);
+
+		memset(x, 0, sizeof(*x));
+		memcpy(x->grid, l->grid, sizeof(x->grid));
+		memcpy(x->block, l->block, sizeof(x->block));
+		x->shared_bytes = l->shmem;
+		x->nattrs = l->nattrs;
+		x->args_off = (uint32_t)args_off;
+		memcpy(x->attrs, l->attrs, l->nattrs * sizeof(*l->attrs));
+	}
+	pack_args(sf, shim.ring.data + off + args_off, l->params, buf);
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();
 		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	}
-	sqe->opcode = AXON_OP_LAUNCH;
 	sqe->flags = AXON_SQE_F_DEFERRED;
 	sqe->stream = h;
-	sqe->launch.func = sf->handle;
-	memcpy(sqe->launch.grid, grid, sizeof(sqe->launch.grid));
-	memcpy(sqe->launch.block, block, sizeof(sqe->launch.block));
-	sqe->launch.shared_bytes = shmem;
-	sqe->launch.args_off = (uint32_t)off;
+	if (l->nattrs) {
+		sqe->opcode = AXON_OP_LAUNCH_EX;
+		sqe->obj.handle = sf->handle;
+		sqe->obj.data_off = (uint32_t)off;
+		sqe->obj.data_len = (uint32_t)len;
+	} else {
+		sqe->opcode = AXON_OP_LAUNCH;
+		sqe->launch.func = sf->handle;
+		memcpy(sqe->launch.grid, l->grid, sizeof(sqe->launch.grid));
+		memcpy(sqe->launch.block, l->block, sizeof(sqe->launch.block));
+		sqe->launch.shared_bytes = l->shmem;
+		sqe->launch.args_off = (uint32_t)off;
+	}
 	shim_data_release(id, DATA_AFTER_SQ, 0, 0);
 	shim_stream_next(h);
 	shim_flush();
@@ -110,9 +150,12 @@ SHIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int 
 				    unsigned int bz, unsigned int shmem, CUstream s,
 				    void **params, void **extra)
 {
-	const unsigned int grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
+	const struct shim_launch l = {
+		.f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
+		.shmem = shmem, .stream = s, .params = params, .extra = extra,
+	};
 
-	return launch(f, grid, block, shmem, s, params, extra);
+	return shim_launch(&l);
 }
 
 SHIM_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,

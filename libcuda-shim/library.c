@@ -33,10 +33,23 @@ struct lib_module {
 	CUmodule mod;
 };
 
+/* An attribute cuKernelSetAttribute set for one device. */
+struct kernel_attr {
+	CUfunction_attribute attr;
+	int value;
+	CUdevice dev;
+};
+
+#define MAX_KERNEL_ATTRS 16
+
 struct lib_kernel {
 	CUfunction handle;		/* what the CUkernel is */
 	uint64_t ctx;			/* ...valid in this context */
 	struct shim_library *lib;
+	/* Set with cuKernelSetAttribute: applied again in every context the
+	 * library is loaded into later (function_in). */
+	struct kernel_attr attrs[MAX_KERNEL_ATTRS];
+	unsigned int nattrs;
 	struct lib_kernel *next;
 	char name[];
 };
@@ -146,10 +159,21 @@ static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule 
 static CUresult function_in(struct shim_library *l, struct shim_ctx *sc, const char *name,
 			    CUfunction *out)
 {
+	struct lib_kernel *k;
 	CUmodule mod;
+	unsigned int i;
 	CUresult r = module_in(l, sc, &mod);
 
-	return r ? r : cuModuleGetFunction(out, mod, name);
+	if (!r)
+		r = cuModuleGetFunction(out, mod, name);
+	/* What cuKernelSetAttribute set for this device holds here too. */
+	for (k = l->kernels; !r && k; k = k->next)
+		if (!strcmp(k->name, name))
+			for (i = 0; !r && i < k->nattrs; i++)
+				if (k->attrs[i].dev == sc->device)
+					r = cuFuncSetAttribute(*out, k->attrs[i].attr,
+							       k->attrs[i].value);
+	return r;
 }
 
 SHIM_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
@@ -345,6 +369,7 @@ SHIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
 	}
 	memcpy(k->name, name, n + 1);
 	k->handle = f;
+	k->nattrs = 0;
 	k->ctx = sc->handle;
 	k->lib = l;
 	k->next = l->kernels;
@@ -431,6 +456,58 @@ SHIM_EXPORT CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, 
 		f = k->handle;
 	pthread_mutex_unlock(&lib_lock);
 	return f ? cuFuncGetAttribute(pi, attrib, f) : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/*
+ * The kernel's function in every context of dev the library is loaded in
+ * gets the attribute now; contexts it is loaded into later get it then.
+ */
+SHIM_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val,
+					  CUkernel kernel, CUdevice dev)
+{
+	struct lib_kernel *k;
+	struct shim_library *l;
+	unsigned int i;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&lib_lock);
+	k = kernel_of(kernel);
+	if (!k) {
+		r = CUDA_ERROR_INVALID_HANDLE;
+		goto out;
+	}
+	l = k->lib;
+	for (i = 0; !r && i < l->nmods; i++) {
+		struct shim_ctx *sc = shim_ctx_of((CUcontext)(uintptr_t)l->mods[i].ctx);
+		CUfunction f;
+
+		if (!sc || sc->device != dev)
+			continue;
+		if (l->mods[i].ctx == k->ctx)
+			f = k->handle;
+		else if ((r = cuModuleGetFunction(&f, l->mods[i].mod, k->name)))
+			break;
+		r = cuFuncSetAttribute(f, attrib, val);
+	}
+	if (r)
+		goto out;
+	for (i = 0; i < k->nattrs; i++)
+		if (k->attrs[i].attr == attrib && k->attrs[i].dev == dev)
+			break;
+	if (i == MAX_KERNEL_ATTRS) {
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+		goto out;
+	}
+	if (i == k->nattrs)
+		k->nattrs++;
+	k->attrs[i] = (struct kernel_attr){ attrib, val, dev };
+out:
+	pthread_mutex_unlock(&lib_lock);
+	return r;
 }
 
 SHIM_EXPORT CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)

@@ -248,7 +248,8 @@ static CUresult named_op(unsigned int op, CUmodule mod, const char *name,
 	return r;
 }
 
-static int remember_func(uint64_t h, const struct axon_func_info *info)
+static int remember_func(uint64_t h, const struct axon_func_info *info, CUmodule mod,
+			 const char *name)
 {
 	uint32_t i = AXON_HANDLE_INDEX(h);
 	struct shim_func *f;
@@ -270,7 +271,7 @@ static int remember_func(uint64_t h, const struct axon_func_info *info)
 		funcs = nf;
 		nfuncs = n;
 	}
-	f = calloc(1, sizeof(*f) + info->nparams * sizeof(uint32_t));
+	f = calloc(1, sizeof(*f) + info->nparams * sizeof(uint32_t) + strlen(name) + 1);
 	if (!f)
 		return -ENOMEM;
 	f->handle = h;
@@ -278,6 +279,9 @@ static int remember_func(uint64_t h, const struct axon_func_info *info)
 	f->args_size = info->args_size;
 	f->param = (uint32_t *)(f + 1);
 	memcpy(f->param, info->param, info->nparams * sizeof(uint32_t));
+	f->module = (uint64_t)(uintptr_t)mod;
+	f->name = strcpy((char *)(f->param + info->nparams), name);
+	f->max_dyn_shared = -1;
 	if (funcs[i])
 		free(funcs[i]);
 	funcs[i] = f;
@@ -300,7 +304,7 @@ SHIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule mod, const 
 	shim_lock();
 	r = named_op(AXON_OP_MODULE_GET_FUNC, mod, name, sizeof(*info), &w, info);
 	if (!r) {
-		int ret = remember_func(w.aux[0], info);
+		int ret = remember_func(w.aux[0], info, mod, name);
 
 		if (ret)
 			r = ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;

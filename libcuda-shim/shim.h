@@ -40,6 +40,11 @@ struct shim_func {
 	uint32_t nparams;
 	uint32_t args_size;
 	uint32_t *param;	/* AXON_PARAM_MAKE(offset, size) each */
+	uint64_t module;	/* cuFuncGetModule */
+	const char *name;	/* cuFuncGetName; lives with the entry */
+	/* MAX_DYNAMIC_SHARED_SIZE_BYTES once set (funcattr.c), else -1:
+	 * launches asking for more fail at once, as the driver's do. */
+	int32_t max_dyn_shared;
 };
 
 struct shim_event {
@@ -87,6 +92,7 @@ extern struct shim shim;
 CUresult shim_ensure_init(void);		/* any thread, takes the lock */
 struct axon_sqe *shim_sqe(void);		/* never NULL: waits for room */
 CUresult shim_wait(struct shim_waiter *w);	/* submits, drops/retakes lock */
+CUresult shim_reap_once(void);			/* one reaping round, ditto */
 void shim_flush(void);				/* submit without waiting */
 CUresult shim_status(int ret);			/* libaxon errno -> CUresult */
 static inline void shim_lock(void) { pthread_mutex_lock(&shim.lock); }
@@ -200,6 +206,11 @@ struct shim_func *shim_func_of(CUfunction f);
 const void *shim_module_image(const void *image, size_t *len);
 void shim_funcs_forget(void);
 void shim_events_forget(void);
+
+/* hostfunc.c: host functions queued on a stream and not yet returned
+ * (cuStreamQuery is NOT_READY while any is); forked child forgets them. */
+bool shim_hostfns_pending(uint64_t stream);
+void shim_hostfns_forget(void);
 
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

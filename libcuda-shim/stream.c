@@ -166,6 +166,8 @@ SHIM_EXPORT CUresult cuStreamQuery(CUstream s)
 	pending = axon_read_once(&shim.ring.dpage->pending_error);
 	if (pending)
 		return (CUresult)pending;
+	if (shim_hostfns_pending(h))
+		return CUDA_ERROR_NOT_READY;
 	return axon_frontier(&shim.ring, shim_slot(h)) >=
 	       __atomic_load_n(&shim.seq[shim_slot(h) % AXON_MAX_FRONTIER], __ATOMIC_RELAXED)
 	       ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;

@@ -33,6 +33,7 @@
 #include "../backend.h"
 #include "cugraph.h"
 #include "vendor.h"
+#include "launch.h"
 
 struct inflight {
 	struct work *w;
@@ -385,6 +386,9 @@ static CUresult issue(struct work *w, CUstream cs)
 	}
 	case WORK_LAUNCH: {
 		size_t size = w->launch.args_size;
+
+		if (w->launch.nattrs)	/* cuLaunchKernelEx (launch.c) */
+			return cuda_launch_ex(w, cs);
 		void *extra[] = {
 			CU_LAUNCH_PARAM_BUFFER_POINTER, w->launch.args,
 			CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -991,6 +995,8 @@ const struct backend cuda_backend = {
 	.module_get_func = cuda_module_get_func,
 	.module_get_global = cuda_module_get_global,
 	.func_get_attr = cuda_func_get_attr,
+	.func_set_attr = cuda_func_set_attr,
+	.tensor_map_encode = cuda_tensor_map_encode,
 	.func_free = cuda_func_free,
 	.region_prepare = cuda_region_prepare,
 	.region_unprepare = cuda_region_unprepare,

@@ -22,6 +22,8 @@
 	X(cuMemHostUnregister) X(cuModuleLoadData) X(cuModuleUnload)	\
 	X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetParamInfo) \
 	X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamCreate)	\
+	X(cuLaunchKernelEx) X(cuFuncSetAttribute) X(cuTensorMapEncodeTiled) \
+	X(cuTensorMapEncodeIm2col) X(cuTensorMapEncodeIm2colWide)	\
 	X(cuStreamDestroy) X(cuStreamWaitEvent) X(cuEventCreate)	\
 	X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)		\
 	X(cuEventElapsedTime) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)	\

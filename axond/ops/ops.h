@@ -78,6 +78,10 @@ enum op_status op_event_destroy(struct op_ctx *o);
 enum op_status op_event_record(struct op_ctx *o);
 enum op_status op_event_elapsed(struct op_ctx *o);
 enum op_status op_func_get_attr(struct op_ctx *o);
+enum op_status op_launch_ex(struct op_ctx *o);
+enum op_status op_func_set_attr(struct op_ctx *o);
+enum op_status op_tensor_map_encode(struct op_ctx *o);
+enum op_status op_host_func(struct op_ctx *o);
 enum op_status op_capture_begin(struct op_ctx *o);
 enum op_status op_capture_end(struct op_ctx *o);
 enum op_status op_graph_instantiate(struct op_ctx *o);
@@ -89,6 +93,13 @@ enum op_status op_graph_exec_update(struct op_ctx *o);
 /* Helpers shared by handlers. */
 struct work *work_new(struct op_ctx *o, enum work_type type);
 enum op_status work_submit(struct op_ctx *o, struct work *w);
+void work_submit_now(struct axond *d, struct work *w);
+/* hostfunc.c: parks w if a host function holds what it must follow (true),
+ * else notes it as handed out (false: the caller submits it). */
+bool hold_park(struct axond *d, struct work *w);
+/* The client is gone: hand every parked item to the backend (which drops
+ * a dead client's work). */
+void hold_client_gone(struct axond *d, struct client *c);
 int work_release_later(struct axond *d, struct client *c, release_fn fn, void *obj);
 struct ctx *ctx_lookup(struct client *c, uint64_t handle);
 struct stream *stream_lookup(struct client *c, uint64_t handle);

@@ -58,6 +58,7 @@ struct sim_module {
 struct sim_func {
 	const struct sim_kernel_desc *desc;
 	const struct sim_kernel *impl;	/* NULL: not in the built-in set */
+	struct sim_fattr fa;		/* settable attributes (launchex.c) */
 };
 
 static struct sim_state sim;
@@ -88,7 +89,10 @@ static int32_t run_launch(struct work *w)
 		.translate = translate,
 		.ctx = w->client,
 	};
+	int32_t res = sim_launch_check(&sf->fa, w);
 
+	if (res)
+		return res;
 	if (!sf->impl) {
 		log_warn("client %llu (%s): kernel %s is not in the sim's built-in set; "
 			 "launch fails with CUDA_ERROR_NOT_SUPPORTED",
@@ -415,6 +419,7 @@ static int sim_module_get_func(struct axond *d, struct client *c, struct module 
 	if (!sf)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	sf->desc = k;
+	sim_fattr_init(&sf->fa);
 	sf->impl = sim_kernels_find(name);
 	if (sf->impl && !same_layout(sf->impl, k)) {
 		/* Same name, other parameters: not our kernel. */
@@ -451,7 +456,11 @@ static int sim_module_get_global(struct axond *d, struct client *c, struct modul
 
 static int sim_func_get_attr(struct axond *d, struct func *f, int attr, int64_t *value)
 {
+	struct sim_func *sf = f->backend_priv;
+
 	(void)d;
+	if (sim_fattr_get(&sf->fa, attr, value))
+		return 0;
 	switch (attr) {
 	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
 		*value = 1024;
@@ -487,6 +496,13 @@ static int sim_func_get_attr(struct axond *d, struct func *f, int attr, int64_t 
 	}
 }
 
+static int sim_func_set_attr(struct axond *d, struct func *f, int attr, int value)
+{
+	struct sim_func *sf = f->backend_priv;
+
+	return sim_fattr_set(&sf->fa, d->info, f->module->ctx->device, attr, value);
+}
+
 static void sim_func_free(struct axond *d, struct func *f)
 {
 	(void)d;
@@ -506,6 +522,8 @@ const struct backend sim_backend = {
 	.module_get_func = sim_module_get_func,
 	.module_get_global = sim_module_get_global,
 	.func_get_attr = sim_func_get_attr,
+	.func_set_attr = sim_func_set_attr,
+	.tensor_map_encode = sim_tensor_map_encode,
 	.func_free = sim_func_free,
 	.submit = sim_submit,
 	.graph_instantiate = sim_graph_instantiate,

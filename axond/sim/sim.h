@@ -4,10 +4,31 @@
 #define AXOND_SIM_H
 
 #include <stdbool.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/axon.h>
 
 void sim_fill_info(struct axon_info *info, uint64_t mem);
+
+struct axond;
+struct client;
+/* launchex.c: a function's settable attributes, enforced at launch. */
+struct work;
+struct sim_fattr {
+	int32_t max_dyn_shared;
+	int32_t carveout;
+	uint32_t cluster[3];	/* REQUIRED_CLUSTER_*, 0: not fixed */
+	int32_t non_portable;
+	int32_t sched;
+};
+void sim_fattr_init(struct sim_fattr *fa);
+bool sim_fattr_get(const struct sim_fattr *fa, int attr, int64_t *value);
+int sim_fattr_set(struct sim_fattr *fa, const struct axon_info *info, int dev,
+		  int attr, int value);
+int32_t sim_launch_check(const struct sim_fattr *fa, const struct work *w);
+/* tensormap.c */
+int sim_tensor_map_encode(struct axond *d, struct client *c,
+			  const struct axon_tensor_map_req *req, void *out);
 
 /* graph.c: capture and replay (backend hooks, see backend.h). */
 struct axond;

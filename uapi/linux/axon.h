@@ -329,6 +329,31 @@ struct axon_cqe {
  *                                             -> aux0 nanoseconds
  * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
  *                                             -> aux0 value
+ * LAUNCH_EX        obj.handle function, stream, obj.data_off/data_len: a
+ *                  struct axon_launch_ex, its attributes, then the packed
+ *                  parameters at args_off (all copied out when the SQE is
+ *                  taken, like LAUNCH's). Unknown attribute ids, and
+ *                  attributes not valid for a launch -> INVALID_VALUE.
+ * FUNC_SET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute,
+ *                  obj.arg1 value (an int, sign-extended)
+ * TENSOR_MAP_ENCODE obj.handle ctx, obj.data_off/data_len: a struct
+ *                  axon_tensor_map_req; the daemon overwrites its first
+ *                  AXON_TENSOR_MAP_BYTES with the encoded CUtensorMap
+ *                  (data_len must hold the larger of the two). The global
+ *                  address and the extent the dimensions and strides span
+ *                  must lie in one allocation of the client.
+ *                                             -> aux0 bytes from the
+ *                                                global address to the
+ *                                                end of that extent
+ * HOST_FUNC        stream, obj.arg0 AXON_HOST_FUNC_WAIT: not deferred; the
+ *                  completion is posted once everything submitted to the
+ *                  stream before it is done, and from then on the stream's
+ *                  later work is held in the daemon (later work that waits
+ *                  for an event recorded behind it too) until
+ *                  obj.arg0 AXON_HOST_FUNC_DONE, deferred, obj.handle = the
+ *                  WAIT's user_data, names the same stream: the client ran
+ *                  its host function. A DONE that matches no held WAIT
+ *                  does nothing. Neither counts in the stream's sequence.
  * CAPTURE_BEGIN    stream, obj.arg0 CUstreamCaptureMode (kept for the
  *                  stats; the daemon always captures relaxed)
  *                                             -> aux0 graph being captured
@@ -422,6 +447,97 @@ struct axon_func_info {
 	__u32 args_size;
 	__u32 param[AXON_MAX_KERNEL_PARAMS];
 };
+
+/**
+ * struct axon_launch_attr - one cuLaunchKernelEx attribute (LAUNCH_EX)
+ * @id:		CUlaunchAttributeID
+ * @resv:	must be zero
+ * @val:	the value, by id: CLUSTER_DIMENSION and PREFERRED_CLUSTER_DIMENSION
+ *		x, y, z in the low/high halves of val[0] and the low half of
+ *		val[1]; ACCESS_POLICY_WINDOW base_ptr (a device address of the
+ *		client) in val[0], num_bytes in val[1], hitRatio's float bits
+ *		in the low half of val[2], hitProp and missProp in the low and
+ *		high halves of val[3]; MEM_SYNC_DOMAIN_MAP default and remote
+ *		in bits 0-7 and 8-15 of val[0]; every other id one int in
+ *		val[0], sign-extended. Unused words must be zero.
+ */
+struct axon_launch_attr {
+	__u32 id;
+	__u32 resv;
+	__u64 val[4];
+};
+
+/**
+ * struct axon_launch_ex - AXON_OP_LAUNCH_EX's data-area payload
+ * @grid, @block, @shared_bytes: as AXON_OP_LAUNCH's
+ * @nattrs:	attributes following this header (at most AXON_MAX_LAUNCH_ATTRS)
+ * @args_off:	offset of the packed parameters from the start of this
+ *		header (8-byte aligned, after the attributes)
+ * @resv:	must be zero
+ * The payload is the header, @nattrs struct axon_launch_attr, and the
+ * function's args_size bytes of parameters at @args_off.
+ */
+struct axon_launch_ex {
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 shared_bytes;
+	__u32 nattrs;
+	__u32 args_off;
+	__u32 resv;
+	struct axon_launch_attr attrs[];
+};
+
+#define AXON_MAX_LAUNCH_ATTRS	32
+
+/* struct axon_tensor_map_req.kind */
+enum {
+	AXON_TENSOR_MAP_TILED		= 0,
+	AXON_TENSOR_MAP_IM2COL		= 1,
+	AXON_TENSOR_MAP_IM2COL_WIDE	= 2,
+};
+
+#define AXON_TENSOR_MAP_BYTES	128	/* sizeof(CUtensorMap) */
+
+/**
+ * struct axon_tensor_map_req - AXON_OP_TENSOR_MAP_ENCODE's request: the
+ * arguments of cuTensorMapEncodeTiled / Im2col / Im2colWide, by @kind
+ * @kind:	AXON_TENSOR_MAP_*
+ * @data_type, @rank, @interleave, @swizzle, @l2_promotion, @oob_fill:
+ *		the CUtensorMap* enums and the rank
+ * @wide_mode:	CUtensorMapIm2ColWideMode (IM2COL_WIDE), else 0
+ * @channels_per_pixel, @pixels_per_column: IM2COL and IM2COL_WIDE, else 0
+ * @lower, @upper: IM2COL: rank - 2 pixel box corners; IM2COL_WIDE: the
+ *		width corners in [0]; else 0
+ * @box_dim:	TILED: rank entries, else 0
+ * @elem_strides: rank entries
+ * @global_addr: a device address of the client
+ * @global_dim:	rank entries
+ * @global_strides: rank - 1 entries, in bytes
+ * Entries past the rank must be zero.
+ */
+struct axon_tensor_map_req {
+	__u32 kind;
+	__u32 data_type;
+	__u32 rank;
+	__u32 interleave;
+	__u32 swizzle;
+	__u32 l2_promotion;
+	__u32 oob_fill;
+	__u32 wide_mode;
+	__u32 channels_per_pixel;
+	__u32 pixels_per_column;
+	__s32 lower[3];
+	__s32 upper[3];
+	__u32 box_dim[5];
+	__u32 elem_strides[5];
+	__u64 global_addr;
+	__u64 global_dim[5];
+	__u64 global_strides[4];
+};
+
+/* AXON_OP_HOST_FUNC obj.arg0 */
+#define AXON_HOST_FUNC_WAIT	0
+#define AXON_HOST_FUNC_DONE	1
 
 #define AXON_PARAM_OFFSET(p)	((p) & 0xffffU)
 #define AXON_PARAM_SIZE(p)	((p) >> 16)

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The cuda backend's launch attributes, function attributes and tensor
+ * maps (launch.c). */
+#ifndef AXOND_CUDA_LAUNCH_H
+#define AXOND_CUDA_LAUNCH_H
+
+#include <cuda.h>
+#include "../axond.h"
+#include "../backend.h"
+
+/* Executor: issues a WORK_LAUNCH that carries attributes. */
+CUresult cuda_launch_ex(struct work *w, CUstream cs);
+/* Dispatcher (backend hooks, see backend.h). */
+int cuda_func_set_attr(struct axond *d, struct func *f, int attr, int value);
+int cuda_tensor_map_encode(struct axond *d, struct client *c,
+			   const struct axon_tensor_map_req *req, void *out);
+
+#endif

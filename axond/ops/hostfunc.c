@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host functions (cuLaunchHostFunc, cuStreamAddCallback): the function runs
+ * in the client, so the daemon only keeps the order. HOST_FUNC WAIT is a
+ * marker that completes (a CQE) once the stream's earlier work is done;
+ * from the moment the marker is handed to the backend the stream is held:
+ * its later work items are made as usual (arguments copied, checks done)
+ * but kept in the client's parked list, in issue order, instead of going to
+ * the backend. HOST_FUNC DONE, sent by the client after its function
+ * returned, releases the hold and replays the parked list. Nothing blocks:
+ * no executor waits for a client, other clients and other streams go on.
+ *
+ * What else must wait so that order holds as CUDA defines it:
+ *  - a STREAM_WAIT_EVENT whose event has a record still parked (the wait
+ *    must follow it), and everything after it on its stream;
+ *  - device-wide items (no stream: unmaps, releases; and CTX_SYNC markers)
+ *    while anything is parked or any stream is held: cuCtxSynchronize
+ *    waits for host functions, and a stream (or the memory, the event)
+ *    destroyed while a host function holds it is freed after it, as the
+ *    driver does; once such an item is parked, everything issued after it
+ *    waits too, so an address freed and minted again is never unmapped
+ *    under newer work.
+ * A marker of STREAM_SYNC on a held stream parks like any other item, so
+ * cuStreamSynchronize returns after the host function.
+ *
+ * Parked items hold no client reference and are not in c->queued (the
+ * queue limit must not stop the DONE that would release them); they are
+ * plain memory of the client, handed to the backend (which drops a dead
+ * client's work) when the client goes away.
+ */
+#include <stdlib.h>
+#include <cuda.h>
+#include "ops.h"
+
+static bool is_gate(const struct work *w)
+{
+	return w->type == WORK_MARKER && w->op == AXON_OP_HOST_FUNC;
+}
+
+/* Work that orders against everything of the client, not one stream. */
+static bool is_wide(const struct work *w)
+{
+	return !w->stream || (w->type == WORK_MARKER && w->op == AXON_OP_CTX_SYNC);
+}
+
+/* Bookkeeping for an item that goes to the backend now. */
+static void note_out(struct client *c, struct work *w)
+{
+	if (w->type == WORK_EVENT_RECORD)
+		w->event.event->records_out++;
+	if (is_gate(w)) {
+		w->stream->held = true;
+		w->stream->hold_token = w->user_data;
+		c->nheld++;
+	}
+}
+
+static bool wait_blocked(const struct work *w)
+{
+	return w->type == WORK_WAIT_EVENT &&
+	       w->event.event->records_out < w->event.target;
+}
+
+bool hold_park(struct axond *d, struct work *w)
+{
+	struct client *c = w->client;
+	bool park;
+
+	(void)d;
+	if (w->type == WORK_WAIT_EVENT)
+		w->event.target = w->event.event->records;
+	if (!c->nparked && !c->nheld && !wait_blocked(w)) {
+		note_out(c, w);
+		return false;
+	}
+	if (c->nparked_wide)
+		park = true;
+	else if (is_wide(w))
+		park = c->nparked || c->nheld;
+	else
+		park = w->stream->held || w->stream->parked || wait_blocked(w);
+	if (!park) {
+		note_out(c, w);
+		return false;
+	}
+	w->next = NULL;
+	if (c->parked_tail)
+		c->parked_tail->next = w;
+	else
+		c->parked_head = w;
+	c->parked_tail = w;
+	c->nparked++;
+	if (is_wide(w))
+		c->nparked_wide++;
+	if (w->stream)
+		w->stream->parked++;
+	return true;
+}
+
+static void unpark(struct client *c, struct work *w)
+{
+	c->nparked--;
+	if (is_wide(w))
+		c->nparked_wide--;
+	if (w->stream)
+		w->stream->parked--;
+}
+
+/*
+ * One pass over the parked list in order: an item goes to the backend if
+ * nothing it must follow is still held or parked (items kept earlier in
+ * this pass included).
+ */
+static void replay(struct axond *d, struct client *c)
+{
+	struct work *w, *next, *keep_head = NULL, *keep_tail = NULL;
+	uint64_t pass = ++c->hold_passes;
+	bool kept_any = false, kept_wide = false;
+
+	w = c->parked_head;
+	c->parked_head = c->parked_tail = NULL;
+	for (; w; w = next) {
+		bool keep;
+
+		next = w->next;
+		w->next = NULL;
+		if (kept_wide)
+			keep = true;
+		else if (is_wide(w))
+			keep = kept_any || c->nheld;
+		else
+			keep = w->stream->held || w->stream->hold_pass == pass ||
+			       wait_blocked(w);
+		if (keep) {
+			kept_any = true;
+			if (is_wide(w))
+				kept_wide = true;
+			if (w->stream)
+				w->stream->hold_pass = pass;
+			if (keep_tail)
+				keep_tail->next = w;
+			else
+				keep_head = w;
+			keep_tail = w;
+			continue;
+		}
+		unpark(c, w);
+		note_out(c, w);
+		work_submit_now(d, w);
+	}
+	c->parked_head = keep_head;
+	c->parked_tail = keep_tail;
+}
+
+void hold_client_gone(struct axond *d, struct client *c)
+{
+	struct work *w, *next;
+
+	w = c->parked_head;
+	c->parked_head = c->parked_tail = NULL;
+	for (; w; w = next) {
+		next = w->next;
+		unpark(c, w);
+		work_submit_now(d, w);
+	}
+}
+
+enum op_status op_host_func(struct op_ctx *o)
+{
+	const typeof(o->sqe->obj) *a = &o->sqe->obj;
+	struct stream *s = handle_lookup(&o->c->streams, o->sqe->stream,
+					 AXON_HANDLE_STREAM);
+	struct work *w;
+
+	/* A DONE may name a stream destroyed since its WAIT: the stream is
+	 * freed only after the hold ends, so it is still there. */
+	if (!s || (s->dying && a->arg0 != AXON_HOST_FUNC_DONE)) {
+		o->res = CUDA_ERROR_INVALID_HANDLE;
+		return OP_COMPLETE;
+	}
+	switch (a->arg0) {
+	case AXON_HOST_FUNC_WAIT:
+		/* Its completion is the point of it. */
+		if (o->deferred || a->handle) {
+			o->res = CUDA_ERROR_INVALID_VALUE;
+			return OP_COMPLETE;
+		}
+		o->stream = s;
+		w = work_new(o, WORK_MARKER);
+		if (!w) {
+			o->stream = NULL;	/* no sequence to keep */
+			o->res = CUDA_ERROR_OUT_OF_MEMORY;
+			return OP_COMPLETE;
+		}
+		w->counts = false;
+		return work_submit(o, w);
+	case AXON_HOST_FUNC_DONE:
+		if (!o->deferred) {
+			o->res = CUDA_ERROR_INVALID_VALUE;
+			return OP_COMPLETE;
+		}
+		/* A DONE for a WAIT that never held (it failed) is harmless. */
+		if (s->held && s->hold_token == a->handle) {
+			s->held = false;
+			o->c->nheld--;
+			replay(o->d, o->c);
+		}
+		return OP_COMPLETE;
+	default:
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+}

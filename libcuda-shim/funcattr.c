@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Function attributes and what the shim knows about a function locally.
+ * cuFuncSetAttribute is Sync (FUNC_SET_ATTR: the daemon checks the value
+ * and the backend applies it; cuda calls the driver's); a dynamic shared
+ * memory maximum that was set is also kept here, so a launch asking for
+ * more fails at once, as the driver's does. The parameter layout, name and
+ * module come from what cuModuleGetFunction saved (module.c): Local.
+ * A CUkernel is the CUfunction of its first context (library.c), so the
+ * cuKernel* forms answer from that function.
+ */
+#include "shim.h"
+
+SHIM_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, int value)
+{
+	struct shim_waiter w = { 0 };
+	struct shim_func *sf;
+	CUresult r;
+
+	r = shim_ensure_init();
+	if (r)
+		return r;
+	shim_lock();
+	sf = shim_func_of(f);
+	if (!sf) {
+		shim_unlock();
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	r = shim_call_obj_locked(AXON_OP_FUNC_SET_ATTR, sf->handle, (uint64_t)attrib,
+				 (uint64_t)(int64_t)value, &w);
+	/* The entry may have been replaced while the lock was dropped. */
+	sf = shim_func_of(f);
+	if (!r && sf && attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+		sf->max_dyn_shared = value;
+	shim_unlock();
+	return r;
+}
+
+/* Local answers need the saved entry, found under the lock. */
+static CUresult with_func(CUfunction f, struct shim_func *out, uint32_t *param,
+			  uint32_t index)
+{
+	struct shim_func *sf;
+
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	shim_lock();
+	sf = shim_func_of(f);
+	if (sf) {
+		*out = *sf;
+		if (param && index < sf->nparams)
+			*param = sf->param[index];
+	}
+	shim_unlock();
+	SHIM_LOCAL();
+	return sf ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult param_info(CUfunction f, size_t index, size_t *off, size_t *size)
+{
+	struct shim_func sf;
+	uint32_t p = 0;
+	CUresult r;
+
+	if (!off && !size)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = with_func(f, &sf, &p, index > UINT32_MAX ? UINT32_MAX : (uint32_t)index);
+	if (r)
+		return r;
+	if (index >= sf.nparams)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (off)
+		*off = AXON_PARAM_OFFSET(p);
+	if (size)
+		*size = AXON_PARAM_SIZE(p);
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *off, size_t *size)
+{
+	return param_info(f, index, off, size);
+}
+
+SHIM_EXPORT CUresult cuKernelGetParamInfo(CUkernel k, size_t index, size_t *off, size_t *size)
+{
+	return param_info((CUfunction)k, index, off, size);
+}
+
+SHIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction f)
+{
+	struct shim_func sf;
+	CUresult r;
+
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = with_func(f, &sf, NULL, 0);
+	if (!r)
+		*name = sf.name;	/* lives as long as the function's entry */
+	return r;
+}
+
+SHIM_EXPORT CUresult cuFuncGetModule(CUmodule *mod, CUfunction f)
+{
+	struct shim_func sf;
+	CUresult r;
+
+	if (!mod)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = with_func(f, &sf, NULL, 0);
+	if (!r)
+		*mod = (CUmodule)(uintptr_t)sf.module;
+	return r;
+}
+
+/* Modules are loaded whole (the daemon has no lazy loading): every
+ * function handed out is loaded. */
+SHIM_EXPORT CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f)
+{
+	struct shim_func sf;
+	CUresult r;
+
+	if (!state)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = with_func(f, &sf, NULL, 0);
+	if (!r)
+		*state = CU_FUNCTION_LOADING_STATE_LOADED;
+	return r;
+}
+
+SHIM_EXPORT CUresult cuFuncLoad(CUfunction f)
+{
+	struct shim_func sf;
+
+	return with_func(f, &sf, NULL, 0);
+}

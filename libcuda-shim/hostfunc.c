@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host functions: cuLaunchHostFunc and cuStreamAddCallback. The function
+ * runs in this process, on one callback thread the shim starts on first
+ * use, never in the daemon. Ordering is the daemon's (axond/ops/hostfunc.c):
+ * the call queues HOST_FUNC WAIT on the stream, whose completion arrives
+ * once the stream's earlier work is done, and from then on the daemon holds
+ * the stream's later work; the callback thread runs the function and sends
+ * HOST_FUNC DONE, which releases it. No submitting thread ever blocks on a
+ * host function, and the daemon blocks nothing either.
+ *
+ * The callback thread takes the first completed record, whichever stream
+ * it is on (host functions on different streams do not wait for each
+ * other), runs it with no shim lock held, so a function may take the
+ * program's own locks; it must not call CUDA, as with the driver (one that
+ * waits for its own stream would wait for itself). While none is complete
+ * it helps reap completions like any waiting thread.
+ *
+ * cuStreamQuery says NOT_READY while a host function of the stream has not
+ * returned (pending[]); cuStreamSynchronize, cuCtxSynchronize and events
+ * recorded after it wait for it in the daemon. The status given to a
+ * cuStreamAddCallback callback is the error of the stream's earlier work
+ * as the next synchronising call would report it (not cleared), else
+ * CUDA_SUCCESS.
+ *
+ * Each WAIT owes a completion, and the daemon takes an SQE that owes one
+ * only while the CQ has room for it; a WAIT parked behind a held stream
+ * keeps owing. So at most a quarter of the CQ's entries are WAITs not yet
+ * completed: a call past that waits (reaping) until one completes, which
+ * keeps room for the DONE's way through the SQ and for other threads'
+ * synchronous calls. The driver's own queue blocks the caller the same
+ * way once it is full, only deeper.
+ *
+ * A forked child has no callback thread and forgets the parent's records
+ * (conn.c); its own cuInit starts over.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+struct hostfn {
+	struct shim_waiter w;		/* the WAIT's completion; user_data */
+	CUhostFn fn;			/* cuLaunchHostFunc, or */
+	CUstreamCallback cb;		/* cuStreamAddCallback */
+	void *user;
+	CUstream stream;		/* as the caller named it (for cb) */
+	uint64_t h;			/* its daemon handle */
+	struct hostfn *next;
+};
+
+/* All under shim.lock. */
+static struct hostfn *head, *tail;
+static bool thread_started;
+static uint32_t pending[AXON_MAX_FRONTIER];	/* by stream slot */
+
+bool shim_hostfns_pending(uint64_t stream)
+{
+	return __atomic_load_n(&pending[shim_slot(stream) % AXON_MAX_FRONTIER],
+			       __ATOMIC_ACQUIRE) != 0;
+}
+
+void shim_hostfns_forget(void)
+{
+	struct hostfn *p, *n;
+
+	for (p = head; p; p = n) {
+		n = p->next;
+		free(p);
+	}
+	head = tail = NULL;
+	thread_started = false;
+	memset(pending, 0, sizeof(pending));
+}
+
+/* The first record whose WAIT completed, unlinked. */
+static struct hostfn *take_done(void)
+{
+	struct hostfn **pp, *p, *prev = NULL;
+
+	for (pp = &head; (p = *pp); prev = p, pp = &p->next) {
+		if (!__atomic_load_n(&p->w.done, __ATOMIC_ACQUIRE))
+			continue;
+		*pp = p->next;
+		if (tail == p)
+			tail = prev;
+		p->next = NULL;
+		return p;
+	}
+	return NULL;
+}
+
+/* WAITs whose completion has not been reaped (they hold CQ credit). */
+static unsigned int waiting(void)
+{
+	const struct hostfn *p;
+	unsigned int n = 0;
+
+	for (p = head; p; p = p->next)
+		n += !__atomic_load_n(&p->w.done, __ATOMIC_ACQUIRE);
+	return n;
+}
+
+static void run(struct hostfn *p, CUresult status)
+{
+	if (p->fn)
+		p->fn(p->user);
+	else
+		p->cb(p->stream, status, p->user);
+}
+
+/* Tells the daemon the function returned: the stream's later work goes. */
+static void send_done(struct hostfn *p)
+{
+	struct axon_sqe *sqe = shim_sqe();
+
+	if (!sqe)
+		return;		/* the daemon is gone: nothing is held */
+	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, (uint64_t)(uintptr_t)p, AXON_HOST_FUNC_DONE, 0);
+	sqe->flags = AXON_SQE_F_DEFERRED;
+	sqe->stream = p->h;
+	shim_flush();
+}
+
+static void *callback_thread(void *arg)
+{
+	(void)arg;
+	shim_lock();
+	for (;;) {
+		struct hostfn *p = take_done();
+		CUresult status;
+
+		if (p) {
+			status = (CUresult)p->w.res;
+			if (!status)
+				status = (CUresult)axon_read_once(&shim.ring.dpage->pending_error);
+			shim_unlock();
+			run(p, status);
+			shim_lock();
+			__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER], 1,
+					   __ATOMIC_RELEASE);
+			send_done(p);
+			free(p);
+			continue;
+		}
+		if (!head) {
+			pthread_cond_wait(&shim.cond, &shim.lock);
+			continue;
+		}
+		if (shim_reap_once()) {
+			/*
+			 * The daemon is gone: no completion will come and
+			 * nothing is held. Run what is left with the error,
+			 * so no program waits forever for its callbacks.
+			 */
+			while ((p = head)) {
+				head = p->next;
+				shim_unlock();
+				run(p, CUDA_ERROR_DEVICE_UNAVAILABLE);
+				shim_lock();
+				__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER],
+						   1, __ATOMIC_RELEASE);
+				free(p);
+			}
+			tail = NULL;
+		}
+	}
+	return NULL;
+}
+
+static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user)
+{
+	struct axon_sqe *sqe;
+	struct hostfn *p;
+	pthread_attr_t attr;
+	pthread_t t;
+	uint64_t h;
+	CUresult r;
+
+	if (!fn && !cb)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream(s, &h);
+	if (!r)
+		r = shim_capture_check_stream(h);	/* host nodes: not yet */
+	if (r)
+		return r;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	p->fn = fn;
+	p->cb = cb;
+	p->user = user;
+	p->stream = s;
+	p->h = h;
+	shim_lock();
+	if (!thread_started) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, callback_thread, NULL)) {
+			pthread_attr_destroy(&attr);
+			shim_unlock();
+			free(p);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		pthread_attr_destroy(&attr);
+		thread_started = true;
+	}
+	while (waiting() >= (shim.ring.cq_entries / 4 ? shim.ring.cq_entries / 4 : 1)) {
+		r = shim_reap_once();
+		if (r) {
+			shim_unlock();
+			free(p);
+			return r;
+		}
+	}
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_unlock();
+		free(p);
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_WAIT, 0);
+	sqe->stream = h;
+	sqe->user_data = (uint64_t)(uintptr_t)&p->w;
+	if (tail)
+		tail->next = p;
+	else
+		head = p;
+	tail = p;
+	__atomic_fetch_add(&pending[shim_slot(h) % AXON_MAX_FRONTIER], 1, __ATOMIC_RELEASE);
+	shim_flush();
+	/* The callback thread may be asleep with nothing to wait for. */
+	pthread_cond_broadcast(&shim.cond);
+	shim_unlock();
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user)
+{
+	if (!fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	return enqueue(s, fn, NULL, user);
+}
+
+SHIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *user)
+{
+	return cuLaunchHostFunc(s, fn, user);
+}
+
+SHIM_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *user,
+					 unsigned int flags)
+{
+	if (!cb || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	return enqueue(s, NULL, cb, user);
+}
+
+SHIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *user,
+					      unsigned int flags)
+{
+	return cuStreamAddCallback(s, cb, user, flags);
+}
