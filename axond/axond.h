@@ -19,6 +19,8 @@
 
 struct backend;
 struct work;
+struct vmm_phys;
+struct vmm_client;
 struct graph_client;
 
 /* How an op is accounted in the stats (the brief's call classes). */
@@ -111,6 +113,10 @@ struct alloc {
 	uint64_t len;
 	struct ctx *ctx;
 	bool daemon_owned;	/* module globals: freed with their module */
+	/* A cuMemMap'd range: the physical memory it shows, from byte
+	 * phys_off of it (ops/vmm.c); NULL for minted memory. */
+	struct vmm_phys *phys;
+	uint64_t phys_off;
 };
 
 /* A stream-ordered operation waiting for a completion (sync callers). */
@@ -181,6 +187,7 @@ struct client {
 
 	void *backend_priv;
 	unsigned int ntracers;	/* tracers following this client */
+	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
 	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
 	/* Work held back behind host functions, in issue order
 	 * (ops/hostfunc.c; dispatcher only). */

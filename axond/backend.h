@@ -35,6 +35,22 @@ enum work_type {
 struct graph;
 struct graph_exec;
 
+/*
+ * Physical device memory a client made with cuMemCreate (ops/vmm.c). Lives
+ * while the client holds a reference (its handle) or any mapping shows it.
+ * Dispatcher thread only, except backend_priv, which the executor reads to
+ * unmap.
+ */
+struct vmm_phys {
+	uint64_t handle;	/* the client's AXON_HANDLE_MEM; 0 once released */
+	uint64_t len;
+	int device;
+	unsigned int refs;	/* the client's references (create, retain) */
+	unsigned int maps;	/* mappings, counting those being unmapped */
+	void *backend_priv;	/* sim: memfd; cuda: the driver's handle */
+	struct vmm_phys *next, *prev;	/* the client's list (vmm_client) */
+};
+
 /* One unit of stream-ordered work, owned by the executor once submitted. */
 struct work {
 	enum work_type type;
@@ -72,7 +88,8 @@ struct work {
 		} launch;
 		/* target: WAIT_EVENT, the event's records when it was issued */
 		struct { struct event *event; uint64_t target; } event;
-		struct { uint64_t addr, len; } unmap;
+		/* phys: a cuMemMap'd range (backend->phys_unmap), else minted */
+		struct { uint64_t addr, len; struct vmm_phys *phys; } unmap;
 		struct { release_fn fn; void *obj; } release;
 		struct { struct graph *graph; struct graph_exec *exec; } graph;
 	};
@@ -122,6 +139,20 @@ struct backend {
 	/* Optional: free a stream's / event's backend state (after its work). */
 	void (*stream_fini)(struct axond *d, struct stream *s);
 	void (*event_fini)(struct axond *d, struct event *e);
+	/*
+	 * VMM (optional: without them MEM_CREATE answers NOT_SUPPORTED).
+	 * phys_create backs p (p->len bytes on p->device) and phys_free
+	 * frees that, both on the dispatcher, CUresults. phys_map shows
+	 * [off, off+len) of p at [addr, addr+len) of the client's window
+	 * (dispatcher); phys_unmap undoes one mapping (executor, after the
+	 * work queued before the unmap, or at client teardown).
+	 */
+	int (*phys_create)(struct axond *d, struct client *c, struct vmm_phys *p);
+	void (*phys_free)(struct axond *d, struct vmm_phys *p);
+	int (*phys_map)(struct axond *d, struct client *c, uint64_t addr,
+			uint64_t len, struct vmm_phys *p, uint64_t off);
+	void (*phys_unmap)(struct axond *d, struct client *c, uint64_t addr,
+			   uint64_t len, struct vmm_phys *p);
 	/* Queue stream-ordered work; never fails (errors land in w->res). */
 	void (*submit)(struct axond *d, struct work *w);
 	/*
@@ -169,5 +200,11 @@ bool client_range_valid(struct client *c, uint64_t addr, uint64_t len);
 bool client_range_valid_exec(struct client *c, uint64_t addr, uint64_t len);
 /* An executor ran the WORK_UNMAP of the range at addr. */
 void client_unmap_done(struct client *c, uint64_t addr);
+
+/* ops/vmm.c: whether [addr, addr+len) lies in consecutive cuMemMap'd
+ * ranges of the client (alloc_lock held), as one mapped span may cover
+ * several; and the client's VMM objects freed at teardown. */
+bool vmm_span_valid(const struct rangemap *allocs, uint64_t addr, uint64_t len);
+void vmm_client_fini(struct axond *d, struct client *c);
 
 #endif

@@ -15,6 +15,8 @@ include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
 # graphs: capture, instantiate, launch, update (ops), and each backend's side
 AXOND_SRCS += axond/ops/graph.c axond/sim/graph.c axond/cuda/graph.c
+# VMM for clients (cuMemCreate/cuMemMap): ops, and each backend's side
+AXOND_SRCS += axond/ops/vmm.c axond/sim/vmm.c axond/cuda/vmm.c
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)

@@ -260,6 +260,8 @@ void client_free(struct client *c)
 	handle_table_destroy(&c->events);
 	handle_table_destroy(&c->streams);
 	handle_table_destroy(&c->ctxs);
+	/* Mappings of cuMemCreate'd memory first: they name those objects. */
+	vmm_client_fini(d, c);
 	rangemap_destroy(&c->allocs, free_alloc, NULL);
 	rangemap_destroy(&c->pending_free, NULL, NULL);
 	pthread_mutex_destroy(&c->alloc_lock);

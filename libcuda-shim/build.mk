@@ -30,6 +30,8 @@ SHIM_SRCS += libcuda-shim/graph.c
 SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \
 	libcuda-shim/tensormap.c
 
+SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/vmm.c
+
 SHIM_LIBS += $(LIBAXON_A) $(COMMON_LIB) -ldl -lpthread
 
 SHIM_LIB := $(BUILD)/lib/libcuda.so.1

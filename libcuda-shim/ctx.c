@@ -242,7 +242,19 @@ SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 	return CUDA_SUCCESS;
 }
 
+static CUresult ctx_sync_once(struct shim_ctx *sc);
+
+/* Pools above their release threshold give memory back after every
+ * context synchronisation (mempool.c). */
 static CUresult ctx_sync(struct shim_ctx *sc)
+{
+	CUresult r = ctx_sync_once(sc);
+
+	shim_mempool_sync_point();
+	return r;
+}
+
+static CUresult ctx_sync_once(struct shim_ctx *sc)
 {
 	struct shim_waiter w = { 0 };
 	CUresult r = shim_capture_ctx_sync();	/* it would wait on a capture */

@@ -201,7 +201,17 @@ SHIM_EXPORT CUresult cuEventQuery(CUevent ev)
 	return r;
 }
 
+static CUresult event_sync(CUevent ev);
+
 SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+	CUresult r = event_sync(ev);
+
+	shim_mempool_sync_point();	/* pools give back above threshold */
+	return r;
+}
+
+static CUresult event_sync(CUevent ev)
 {
 	struct shim_event *e;
 	uint64_t seq, stream;

@@ -3,17 +3,64 @@
  * Device memory, Minted: cuMemAlloc picks the address itself from the
  * client's window and tells the daemon with a deferred MEM_MAP while it has
  * credit (no crossing to wait for); past the credit it asks synchronously
- * and gets new credit back. cuMemFree is a deferred MEM_UNMAP.
+ * and gets new credit back. cuMemFree is a deferred MEM_UNMAP. Memory
+ * pools (mempool.c) mint through the same path; cuMemMap'd ranges (vmm.c)
+ * answer cuMemGetAddressRange and pointer attributes here too.
  */
 #include <errno.h>
 
 #include "shim.h"
 
-static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
+CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *out)
 {
 	struct shim_waiter w = { 0 };
-	struct shim_ctx *sc;
 	struct axon_sqe *sqe;
+	uint64_t addr;
+	CUresult r;
+
+	if (vaalloc_alloc(&shim.va, rounded, AXON_MINT_ALIGN, &addr))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	sqe = shim_sqe();
+	if (!sqe) {
+		vaalloc_free(&shim.va, addr);
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_mem(sqe, AXON_OP_MEM_MAP, ctx, addr, rounded);
+	if (rounded <= shim.credit) {
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim.credit -= rounded;
+		shim_flush();
+		*out = addr;
+		return CUDA_SUCCESS;
+	}
+	r = shim_sync_op(sqe, &w);
+	if (r) {
+		vaalloc_free(&shim.va, addr);
+	} else {
+		shim.credit = w.aux[0];
+		*out = addr;
+	}
+	return r;
+}
+
+CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr)
+{
+	struct axon_sqe *sqe;
+
+	if (vaalloc_free(&shim.va, addr) < 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	sqe = shim_sqe();
+	if (!sqe)
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, ctx, addr, 0);
+	sqe->flags = AXON_SQE_F_DEFERRED;
+	shim_flush();
+	return CUDA_SUCCESS;
+}
+
+static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
+{
+	struct shim_ctx *sc;
 	uint64_t addr, rounded;
 	CUresult r;
 
@@ -31,33 +78,10 @@ static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
 	if (rounded < size)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	shim_lock();
-	if (vaalloc_alloc(&shim.va, rounded, AXON_MINT_ALIGN, &addr)) {
-		shim_unlock();
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	sqe = shim_sqe();
-	if (!sqe) {
-		vaalloc_free(&shim.va, addr);
-		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
-	}
-	axon_prep_mem(sqe, AXON_OP_MEM_MAP, sc->handle, addr, rounded);
-	if (rounded <= shim.credit) {
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		shim.credit -= rounded;
-		shim_flush();
-		shim_unlock();
-		*dptr = addr;
-		return CUDA_SUCCESS;
-	}
-	r = shim_sync_op(sqe, &w);
-	if (r) {
-		vaalloc_free(&shim.va, addr);
-	} else {
-		shim.credit = w.aux[0];
-		*dptr = addr;
-	}
+	r = shim_mint_locked(sc->handle, rounded, &addr);
 	shim_unlock();
+	if (!r)
+		*dptr = addr;
 	return r;
 }
 
@@ -84,7 +108,6 @@ SHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t
 SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	struct shim_ctx *sc;
-	struct axon_sqe *sqe;
 	CUresult r;
 
 	if (!dptr)
@@ -96,18 +119,18 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 	if (r)
 		return r;
 	shim_lock();
-	if (vaalloc_free(&shim.va, dptr) < 0) {
-		shim_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	sqe = shim_sqe();
-	if (sqe) {
-		axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, sc->handle, dptr, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		shim_flush();
+	if (shim_vmm_reserved(dptr)) {
+		/* A cuMemAddressReserve range goes with cuMemAddressFree. */
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else if (shim_mempool_owns(dptr, NULL)) {
+		/* cuMemAllocAsync memory freed synchronously: back to the
+		 * device, in order after the work queued before. */
+		r = shim_mempool_release_locked(dptr);
+	} else {
+		r = shim_unmint_locked(sc->handle, dptr);
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return r;
 }
 
 SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
@@ -129,15 +152,34 @@ SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 	return r;
 }
 
+/*
+ * The allocation holding ptr: a cuMemMap'd range (vmm.c), or minted memory
+ * (cuMemAlloc, pools) from the minting allocator. An address reserved with
+ * cuMemAddressReserve but not mapped is no allocation. Lock held.
+ */
+static int find_alloc(uint64_t ptr, uint64_t *base, uint64_t *size,
+		      const struct shim_vmm_info **vmm)
+{
+	int ret = shim_vmm_lookup(ptr, base, size, vmm);
+
+	if (ret > 0)
+		return 0;
+	if (ret < 0)
+		return -1;
+	*vmm = NULL;
+	return vaalloc_lookup(&shim.va, ptr, base, size) ? -1 : 0;
+}
+
 SHIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
+	const struct shim_vmm_info *vmm;
 	uint64_t base, size;
 	int ret;
 
 	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
 		return CUDA_ERROR_NOT_INITIALIZED;
 	shim_lock();
-	ret = vaalloc_lookup(&shim.va, dptr, &base, &size);
+	ret = find_alloc(dptr, &base, &size, &vmm);
 	shim_unlock();
 	if (ret)
 		return CUDA_ERROR_NOT_FOUND;
@@ -149,22 +191,30 @@ SHIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, 
 	return CUDA_SUCCESS;
 }
 
-/* Pointer attributes of minted memory, answered locally. */
+/* Pointer attributes of minted and mapped memory, answered locally. */
 static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
 {
+	const struct shim_vmm_info *vmm;
+	CUmemoryPool pool = NULL;
 	struct shim_ctx *sc;
 	uint64_t base, size;
 	int ret;
 
 	shim_lock();
-	ret = vaalloc_lookup(&shim.va, ptr, &base, &size);
+	ret = find_alloc(ptr, &base, &size, &vmm);
+	if (!ret && !vmm)
+		shim_mempool_owns(base, &pool);
 	shim_unlock();
 	if (ret)
 		return CUDA_ERROR_INVALID_VALUE;
 	sc = shim_current_ctx();
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
-		*(CUcontext *)data = sc ? (CUcontext)(uintptr_t)sc->handle : NULL;
+		/* cuMemMap'd memory belongs to no context. */
+		if (vmm)
+			*(CUcontext *)data = NULL;
+		else
+			*(CUcontext *)data = sc ? (CUcontext)(uintptr_t)sc->handle : NULL;
 		break;
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
 		*(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
@@ -182,12 +232,14 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr p
 		*(int *)data = 1;
 		break;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-		*(int *)data = sc ? sc->device : 0;
+		*(int *)data = vmm ? vmm->device : sc ? sc->device : 0;
 		break;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
 		*(CUdeviceptr *)data = base;
 		break;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
 		*(size_t *)data = size;
 		break;
 	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
@@ -195,6 +247,18 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr p
 		break;
 	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
 		*(int *)data = 1;
+		break;
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		*(CUmemoryPool *)data = pool;
+		break;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		*(unsigned long long *)data = vmm ? vmm->handle_types : 0;
+		break;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		*(unsigned int *)data = vmm ? vmm->access : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+		break;
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+		*(int *)data = 0;
 		break;
 	default:
 		return CUDA_ERROR_NOT_SUPPORTED;

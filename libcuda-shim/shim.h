@@ -212,6 +212,33 @@ void shim_events_forget(void);
 bool shim_hostfns_pending(uint64_t stream);
 void shim_hostfns_forget(void);
 
+/* mem.c: minting (lock held; the synchronous path drops and retakes it) */
+CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *addr);
+CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr);
+
+/* mempool.c: stream-ordered allocation (lock held unless marked) */
+/* Whether addr starts a live pool allocation; *pool gets its pool. */
+bool shim_mempool_owns(uint64_t addr, CUmemoryPool *pool);
+/* cuMemFree of pool memory: the range goes back to the device. */
+CUresult shim_mempool_release_locked(uint64_t addr);
+/* After cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize: pools
+ * above their release threshold give memory back. No lock held. */
+void shim_mempool_sync_point(void);
+void shim_mempool_forget(void);		/* forked child */
+
+/* vmm.c: cuMemAddressReserve / cuMemMap ranges (lock held) */
+struct shim_vmm_info {
+	int device;
+	unsigned long long handle_types;	/* CUmemAllocationHandleType */
+	unsigned int access;			/* CU_POINTER_ATTRIBUTE_ACCESS_FLAG_* */
+};
+/* 1: ptr is in a mapping (its range and what it maps); -1: in a
+ * reservation, unmapped; 0: in no reservation. */
+int shim_vmm_lookup(uint64_t ptr, uint64_t *base, uint64_t *size,
+		    const struct shim_vmm_info **info);
+bool shim_vmm_reserved(uint64_t addr);	/* a reservation starts at addr */
+void shim_vmm_forget(void);		/* forked child */
+
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

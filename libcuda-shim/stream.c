@@ -137,7 +137,17 @@ CUresult shim_stream_sync(uint64_t h)
 	return r;
 }
 
+static CUresult stream_sync(CUstream s);
+
 SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	CUresult r = stream_sync(s);
+
+	shim_mempool_sync_point();	/* pools give back above threshold */
+	return r;
+}
+
+static CUresult stream_sync(CUstream s)
 {
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);

@@ -15,12 +15,14 @@ IT_DIR     := tests/integration
 IT_OBJDIR  := $(BUILD)/obj/$(IT_DIR)
 
 IT_CLIENTS      := vecadd streams bigcopy errors busy
+IT_CLIENTS      += mempool vmm
 IT_CLIENTS      += launchex hostfn
 IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
 IT_CUCLIENT_OBJ := $(IT_OBJDIR)/cuclient.o
 
 IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl \
 		   regressions
+IT_TESTS        += mempool vmm
 IT_TESTS        += launchex hostfn
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
 IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)

@@ -33,6 +33,7 @@
 #include "../backend.h"
 #include "cugraph.h"
 #include "vendor.h"
+#include "vmm.h"
 #include "launch.h"
 
 struct inflight {
@@ -277,12 +278,11 @@ static int fill_info(struct axond *d, char *err, size_t errlen)
 			if (vd.cuDeviceGetAttribute(&v, (CUdevice_attribute)a, dev) == CUDA_SUCCESS)
 				di->attr[a] = v;
 		}
-		/* Not served to clients yet: say so, so runtimes take the
-		 * paths that are (cudaMallocAsync falls back, allocators do not
-		 * try cuMemCreate). */
-		di->attr[CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED] = 0;
-		di->attr[CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED] = 0;
+		/* Memory pools and VMM are served (libcuda-shim/mempool.c,
+		 * vmm.c); sharing them between processes is not: say so, so
+		 * runtimes do not ask for exportable memory. */
 		di->attr[CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED] = 0;
+		di->attr[CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES] = 0;
 		di->cc_major = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR];
 		di->cc_minor = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR];
 		di->pci_domain = (uint32_t)di->attr[CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID];
@@ -502,7 +502,11 @@ static void run_one(struct cu_dev *cd, struct work *w)
 				sched_yield();
 		if (w->type == WORK_UNMAP) {
 			client_unmap_done(w->client, w->unmap.addr);
-			unmap_pages(w->client, w->unmap.addr, w->unmap.len);
+			if (w->unmap.phys)	/* cuMemMap'd (vmm.c) */
+				cuda_phys_unmap(cu.d, w->client, w->unmap.addr,
+						w->unmap.len, w->unmap.phys);
+			else
+				unmap_pages(w->client, w->unmap.addr, w->unmap.len);
 		}
 		finish(cd, w, 0);
 		return;
@@ -990,6 +994,10 @@ const struct backend cuda_backend = {
 	.client_init = cuda_client_init,
 	.client_fini = cuda_client_fini,
 	.mem_map = cuda_mem_map,
+	.phys_create = cuda_phys_create,
+	.phys_free = cuda_phys_free,
+	.phys_map = cuda_phys_map,
+	.phys_unmap = cuda_phys_unmap,
 	.module_load = cuda_module_load,
 	.module_unload = cuda_module_unload,
 	.module_get_func = cuda_module_get_func,

@@ -54,7 +54,8 @@ bool client_range_valid(struct client *c, uint64_t addr, uint64_t len)
 	if (addr + len < addr)
 		return false;
 	pthread_mutex_lock(&c->alloc_lock);
-	ok = rangemap_find_span(&c->allocs, addr, len) != NULL;
+	ok = rangemap_find_span(&c->allocs, addr, len) ||
+	     vmm_span_valid(&c->allocs, addr, len);
 	pthread_mutex_unlock(&c->alloc_lock);
 	return ok;
 }
@@ -69,7 +70,8 @@ bool client_range_valid_exec(struct client *c, uint64_t addr, uint64_t len)
 		return false;
 	pthread_mutex_lock(&c->alloc_lock);
 	ok = rangemap_find_span(&c->allocs, addr, len) ||
-	     rangemap_find_span(&c->pending_free, addr, len);
+	     rangemap_find_span(&c->pending_free, addr, len) ||
+	     vmm_span_valid(&c->allocs, addr, len);
 	pthread_mutex_unlock(&c->alloc_lock);
 	return ok;
 }

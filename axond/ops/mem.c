@@ -16,7 +16,7 @@ static uint64_t arena_total(struct axond *d, int dev)
 	return d->info->device[dev].total_mem;
 }
 
-static uint64_t arena_avail(struct axond *d)
+uint64_t mem_arena_avail(struct axond *d)
 {
 	uint64_t total = arena_total(d, 0);
 	uint64_t taken = d->mem_used + d->mem_reserved;
@@ -44,6 +44,9 @@ enum op_status op_mem_map(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_CONTEXT;
 		return OP_COMPLETE;
 	}
+	/* With a MEM handle: cuMemMap of physical memory (ops/vmm.c). */
+	if (o->sqe->mem.resv[0])
+		return op_vmm_map(o, ctx);
 	if (!len || (addr % AXON_MINT_ALIGN) || addr < c->params.va_base ||
 	    addr + len < addr || addr + len > client_window_end(c) ||
 	    o->sqe->mem.resv[0] || o->sqe->mem.resv[1]) {
@@ -53,7 +56,7 @@ enum op_status op_mem_map(struct op_ctx *o)
 	from_credit = len < c->mint_credit ? len : c->mint_credit;
 	/* Deferred minting must stay within the credit; past it, ask. */
 	if (len > c->mint_credit &&
-	    (o->deferred || len - c->mint_credit > arena_avail(d))) {
+	    (o->deferred || len - c->mint_credit > mem_arena_avail(d))) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -100,7 +103,7 @@ enum op_status op_mem_map(struct op_ctx *o)
 	d->mem_used += len;
 	if (!o->deferred) {
 		/* Top the credit up so the next allocations need not ask. */
-		uint64_t want = d->cfg.mint_credit, avail = arena_avail(d);
+		uint64_t want = d->cfg.mint_credit, avail = mem_arena_avail(d);
 
 		if (want > avail)
 			want = avail;
@@ -123,21 +126,30 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 	pthread_mutex_lock(&c->alloc_lock);
 	rangemap_remove(&c->allocs, a->addr, NULL);
 	/* If the same range is already pending (freed, reminted, freed
-	 * again before the executor caught up), the earlier entry covers it. */
-	if (rangemap_insert(&c->pending_free, a->addr, a->len, NULL, NULL))
+	 * again before the executor caught up), the earlier entry covers it.
+	 * A mapping of physical memory keeps its object there, so that
+	 * teardown can undo a mapping whose unmap never ran. */
+	if (rangemap_insert(&c->pending_free, a->addr, a->len, a->phys, NULL))
 		log_debug("client %llu: range 0x%llx already pending release",
 			  (unsigned long long)c->id, (unsigned long long)a->addr);
 	pthread_mutex_unlock(&c->alloc_lock);
-	c->bytes_mapped -= a->len;
-	d->mem_used -= a->len;
-	kmod_uncharge(d, c, a->len);
+	/* Physical memory (cuMemCreate) is charged while it lives, mapped
+	 * or not: unmapping gives nothing back. */
+	if (!a->phys) {
+		c->bytes_mapped -= a->len;
+		d->mem_used -= a->len;
+		kmod_uncharge(d, c, a->len);
+	}
 	/* The backing goes after the work that may still touch it. */
 	w = work_new(o ? o : &local, WORK_UNMAP);
 	if (w) {
 		w->want_cqe = false;
 		w->unmap.addr = a->addr;
 		w->unmap.len = a->len;
+		w->unmap.phys = a->phys;
 		work_submit(o ? o : &local, w);
+		if (a->phys)
+			vmm_unmap_later(d, c, a->phys);
 	}
 	free(a);
 }
@@ -215,7 +227,7 @@ enum op_status op_mem_get_info(struct op_ctx *o)
 	}
 	/* What this client could still get: the arena's free part plus the
 	 * credit already reserved for it. */
-	o->aux[0] = arena_avail(d) + o->c->mint_credit;
+	o->aux[0] = mem_arena_avail(d) + o->c->mint_credit;
 	o->aux[1] = arena_total(d, (int)dev);
 	return OP_COMPLETE;
 }

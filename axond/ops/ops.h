@@ -62,6 +62,9 @@ enum op_status op_ctx_sync(struct op_ctx *o);
 enum op_status op_mem_map(struct op_ctx *o);
 enum op_status op_mem_unmap(struct op_ctx *o);
 enum op_status op_mem_get_info(struct op_ctx *o);
+enum op_status op_mem_create(struct op_ctx *o);
+enum op_status op_mem_release(struct op_ctx *o);
+enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx);	/* MEM_MAP of a handle */
 enum op_status op_memcpy(struct op_ctx *o);
 enum op_status op_memset(struct op_ctx *o);
 enum op_status op_module_load(struct op_ctx *o);
@@ -112,6 +115,10 @@ void stream_destroy_later(struct axond *d, struct client *c, struct stream *s);
 void event_destroy_later(struct axond *d, struct client *c, struct event *e);
 void module_destroy_later(struct axond *d, struct client *c, struct module *m);
 void mem_unmap_ctx(struct axond *d, struct client *c, struct ctx *ctx);
+/* Device memory not used nor reserved as credit (ops/mem.c). */
+uint64_t mem_arena_avail(struct axond *d);
+/* One mapping of p is being unmapped: count it gone after earlier work. */
+void vmm_unmap_later(struct axond *d, struct client *c, struct vmm_phys *p);
 /* A data-area range named by an SQE; NULL if it does not fit. */
 void *data_range(struct client *c, uint64_t off, uint64_t len);
 void ctx_destroy_all(struct axond *d, struct client *c, struct ctx *ctx);

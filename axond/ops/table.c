@@ -14,8 +14,9 @@ const struct op_def op_table[AXON_OP_LAST] = {
 				    .zero = W(1) | W(2) | W(3) | W(4) },
 	[AXON_OP_CTX_SYNC]	= { "CTX_SYNC", op_ctx_sync, OPF_REPORTS_PENDING,
 				    .zero = W(1) | W(2) | W(3) | W(4) },
+	/* mem.resv[0..1] (W3, W4): a MEM handle and offset (cuMemMap) */
 	[AXON_OP_MEM_MAP]	= { "MEM_MAP", op_mem_map, OPF_DEFERRABLE,
-				    .zero = W(3) | W(4) },
+				    .zero = 0 },
 	[AXON_OP_MEM_UNMAP]	= { "MEM_UNMAP", op_mem_unmap, OPF_DEFERRABLE,
 				    .zero = W(2) | W(3) | W(4) },
 	[AXON_OP_MEM_GET_INFO]	= { "MEM_GET_INFO", op_mem_get_info, 0,
@@ -94,6 +95,8 @@ const struct op_def op_table[AXON_OP_LAST] = {
 				.zero = W(2) | W(3) | W(4) },
 	[AXON_OP_HOSTMEM_REGISTER] = { "HOSTMEM_REGISTER", op_unbuilt, 0, .zero = 0 },
 	[AXON_OP_HOSTMEM_UNREGISTER] = { "HOSTMEM_UNREGISTER", op_unbuilt, 0, .zero = 0 },
-	[AXON_OP_MEM_CREATE] = { "MEM_CREATE", op_unbuilt, 0, .zero = 0 },
-	[AXON_OP_MEM_RELEASE] = { "MEM_RELEASE", op_unbuilt, 0, .zero = 0 },
+	[AXON_OP_MEM_CREATE] = { "MEM_CREATE", op_mem_create, 0,
+				    .zero = W(3) | W(4) },
+	[AXON_OP_MEM_RELEASE] = { "MEM_RELEASE", op_mem_release, 0,
+				    .zero = W(1) | W(2) | W(3) | W(4) },
 };

@@ -70,6 +70,11 @@ static void *host_ptr(struct client *c, uint64_t addr)
 	return sc->window + (addr - sc->base);
 }
 
+void *sim_host_ptr(struct client *c, uint64_t addr)
+{
+	return host_ptr(c, addr);
+}
+
 /* Kernel pointer arguments: the whole range must be one live allocation. */
 static void *translate(void *ctx, uint64_t addr, uint64_t len)
 {
@@ -139,6 +144,10 @@ static void run_unmap(struct client *c, struct work *w)
 	uintptr_t end = start + w->unmap.len;
 
 	client_unmap_done(c, w->unmap.addr);
+	if (w->unmap.phys) {	/* cuMemUnmap: the window's own memory again */
+		sim_phys_unmap(sim.d, c, w->unmap.addr, w->unmap.len, w->unmap.phys);
+		return;
+	}
 	start = (start + 4095) & ~(uintptr_t)4095;
 	end &= ~(uintptr_t)4095;
 	if (end > start)
@@ -516,6 +525,10 @@ const struct backend sim_backend = {
 	.fini = sim_fini,
 	.client_init = sim_client_init,
 	.client_fini = sim_client_fini,
+	.phys_create = sim_phys_create,
+	.phys_free = sim_phys_free,
+	.phys_map = sim_phys_map,
+	.phys_unmap = sim_phys_unmap,
 	.mem_map = sim_mem_map,
 	.module_load = sim_module_load,
 	.module_unload = sim_module_unload,

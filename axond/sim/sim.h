@@ -12,6 +12,21 @@ void sim_fill_info(struct axon_info *info, uint64_t mem);
 
 struct axond;
 struct client;
+struct vmm_phys;
+
+/* The host address of a device address in the client's window (sim.c). */
+void *sim_host_ptr(struct client *c, uint64_t addr);
+
+/* vmm.c: physical memory of the VMM API (backend hooks, see backend.h). */
+int sim_phys_create(struct axond *d, struct client *c, struct vmm_phys *p);
+void sim_phys_free(struct axond *d, struct vmm_phys *p);
+int sim_phys_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len,
+		 struct vmm_phys *p, uint64_t off);
+void sim_phys_unmap(struct axond *d, struct client *c, uint64_t addr, uint64_t len,
+		    struct vmm_phys *p);
+
+struct axond;
+struct client;
 /* launchex.c: a function's settable attributes, enforced at launch. */
 struct work;
 struct sim_fattr {

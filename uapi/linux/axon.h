@@ -95,6 +95,7 @@ enum axon_handle_type {
 	AXON_HANDLE_EVENT	= 3,
 	AXON_HANDLE_MODULE	= 4,
 	AXON_HANDLE_FUNC	= 5,
+	AXON_HANDLE_MEM		= 8,	/* physical memory (CUmemGenericAllocationHandle) */
 	AXON_HANDLE_GRAPH	= 6,	/* a captured graph (CUgraph) */
 	AXON_HANDLE_GRAPH_EXEC	= 7,	/* an instantiated graph (CUgraphExec) */
 	AXON_HANDLE_TYPE_LAST
@@ -298,8 +299,25 @@ struct axon_cqe {
  *                  (inside the client's VA window, aligned to
  *                  AXON_MINT_ALIGN). Deferred within credit; otherwise sync,
  *                  and aux0 returns the new credit.
+ *                  With mem.resv[0] = a MEM handle (cuMemMap): map
+ *                  mem.len bytes of that physical memory, from byte
+ *                  mem.resv[1] of it, at mem.addr; synchronous only;
+ *                  addr, len and offset multiples of the device's
+ *                  vmm_granularity; nothing charged (MEM_CREATE was).
+ *                  CUDA_ERROR_NOT_READY: the range is still being
+ *                  released after an earlier unmap; synchronise, retry.
  * MEM_UNMAP        mem.addr (base of a mapped range), mem.ctx (a live
  *                  context), mem.len 0        -> aux0 bytes released
+ *                  (a cuMemMap'd range: unmapped after earlier work; its
+ *                  physical memory stays while its handle lives)
+ * MEM_CREATE       obj.handle 0: new physical memory of obj.arg0 bytes
+ *                  (a multiple of vmm_granularity) on device obj.arg1,
+ *                  charged now                -> aux0 MEM handle
+ *                  obj.handle a MEM handle (arg0, arg1 0): one more
+ *                  reference to it (cuMemRetainAllocationHandle)
+ *                                             -> aux0 handle, aux1 bytes
+ * MEM_RELEASE      obj.handle a MEM handle: drop one reference; the memory
+ *                  is freed once no reference and no mapping is left
  * MEM_GET_INFO     obj.arg0 device            -> aux0 free, aux1 total
  * MEMCPY_HTOD      copy.dst device, copy.src data offset, copy.len, stream
  * MEMCPY_DTOH      copy.dst data offset, copy.src device, copy.len, stream

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The virtual memory management API for clients (cuMemCreate, cuMemMap,
+ * cuMemRelease, cuMemRetainAllocationHandle): physical memory a client
+ * creates is a daemon object named by a per-client AXON_HANDLE_MEM handle;
+ * mapping it at an address of the client's window is MEM_MAP with that
+ * handle (op_vmm_map), unmapping it MEM_UNMAP (ops/mem.c:unmap_alloc, which
+ * hands the backing to the backend's phys_unmap after earlier work).
+ *
+ * Addresses stay client-minted: the shim reserves ranges from its own
+ * window (cuMemAddressReserve) and the daemon only checks that a mapping
+ * lies in the window, is aligned to the device's granularity and overlaps
+ * nothing the client has mapped. The memory is charged when it is created
+ * (like MEM_MAP: the arena, the client's cgroup through the kernel),
+ * whether or not it is ever mapped, and given back when the last reference
+ * and the last mapping are gone, or when the client goes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <cuda.h>
+#include <axon/libaxon.h>
+#include "ops.h"
+
+/* Live physical allocations one client may hold (handle table size). */
+#define VMM_MAX_HANDLES (1u << 20)
+
+struct vmm_client {
+	struct handle_table mems;
+	struct vmm_phys *list;	/* every live vmm_phys, mapped or not */
+};
+
+static struct vmm_client *vmm_of(struct client *c, bool create)
+{
+	struct vmm_client *v = c->vmm;
+
+	if (v || !create)
+		return v;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	if (handle_table_init(&v->mems, VMM_MAX_HANDLES)) {
+		free(v);
+		return NULL;
+	}
+	c->vmm = v;
+	return v;
+}
+
+static struct vmm_phys *phys_lookup(struct client *c, uint64_t handle)
+{
+	struct vmm_client *v = vmm_of(c, false);
+
+	return v ? handle_lookup(&v->mems, handle, AXON_HANDLE_MEM) : NULL;
+}
+
+/* The device's mapping granularity; 2 MiB where the backend gave none. */
+static uint64_t granularity(struct axond *d, int dev)
+{
+	uint64_t g = d->info->device[dev].vmm_granularity;
+
+	return g ? g : 2ULL << 20;
+}
+
+/* Frees p and gives its charge back (none left: no reference, no mapping). */
+static void phys_destroy(struct axond *d, struct client *c, struct vmm_phys *p)
+{
+	struct vmm_client *v = c->vmm;
+
+	handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		v->list = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	d->backend->phys_free(d, p);
+	/* A dead client's accounting was settled when it disconnected, and
+	 * the kernel gave its charges back itself. */
+	if (!c->dead) {
+		c->bytes_mapped -= p->len;
+		d->mem_used -= p->len;
+		kmod_uncharge(d, c, p->len);
+	}
+	free(p);
+}
+
+/* MEM_CREATE with obj.handle set: one more reference to mapped memory. */
+static enum op_status mem_retain(struct op_ctx *o)
+{
+	struct vmm_phys *p = phys_lookup(o->c, o->sqe->obj.handle);
+
+	if (!p || o->sqe->obj.arg0 || o->sqe->obj.arg1) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	if (p->refs == UINT32_MAX) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	p->refs++;
+	o->aux[0] = p->handle;
+	o->aux[1] = p->len;
+	return OP_COMPLETE;
+}
+
+enum op_status op_mem_create(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct axond *d = o->d;
+	uint64_t len = o->sqe->obj.arg0, dev = o->sqe->obj.arg1;
+	struct vmm_client *v;
+	struct vmm_phys *p;
+	int ret;
+
+	if (o->sqe->obj.handle)
+		return mem_retain(o);
+	if (dev >= d->info->ndevices) {
+		o->res = CUDA_ERROR_INVALID_DEVICE;
+		return OP_COMPLETE;
+	}
+	if (!len || len % granularity(d, (int)dev)) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	if (!d->backend->phys_create) {
+		o->res = CUDA_ERROR_NOT_SUPPORTED;
+		return OP_COMPLETE;
+	}
+	/* Physical memory is used from now on, mapped or not. */
+	if (len > mem_arena_avail(d)) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	v = vmm_of(c, true);
+	p = v ? calloc(1, sizeof(*p)) : NULL;
+	if (!p) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	p->len = len;
+	p->device = (int)dev;
+	p->refs = 1;
+	if (handle_alloc(&v->mems, AXON_HANDLE_MEM, p, &p->handle)) {
+		free(p);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	/* The kernel charges the client's cgroup first, as for MEM_MAP. */
+	if (kmod_charge(d, c, len)) {
+		handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
+		free(p);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	ret = d->backend->phys_create(d, c, p);
+	if (ret) {
+		kmod_uncharge(d, c, len);
+		handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
+		free(p);
+		o->res = ret;
+		return OP_COMPLETE;
+	}
+	p->next = v->list;
+	if (v->list)
+		v->list->prev = p;
+	v->list = p;
+	c->bytes_mapped += len;
+	d->mem_used += len;
+	o->aux[0] = p->handle;
+	return OP_COMPLETE;
+}
+
+enum op_status op_mem_release(struct op_ctx *o)
+{
+	struct vmm_phys *p = phys_lookup(o->c, o->sqe->obj.handle);
+
+	/* A handle the client released already (still mapped) is no longer
+	 * its to release. */
+	if (!p || !p->refs) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	if (--p->refs == 0 && p->maps == 0)
+		phys_destroy(o->d, o->c, p);
+	return OP_COMPLETE;
+}
+
+/* The part of the window clients map into; the top 1/16 is the daemon's. */
+static uint64_t client_window_end(const struct client *c)
+{
+	return c->params.va_base + c->params.va_size - c->params.va_size / 16;
+}
+
+/* Whether [addr, addr+len) overlaps a range still being released. */
+static bool overlaps_pending(struct client *c, uint64_t addr, uint64_t len)
+{
+	struct rangemap_entry *e;
+	bool hit;
+
+	pthread_mutex_lock(&c->alloc_lock);
+	e = rangemap_find(&c->pending_free, addr);
+	if (!e)
+		e = rangemap_find_ge(&c->pending_free, addr);
+	hit = e && e->base < addr + len;
+	pthread_mutex_unlock(&c->alloc_lock);
+	return hit;
+}
+
+/* MEM_MAP with a MEM handle (cuMemMap). ctx is the live context named. */
+enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx)
+{
+	struct client *c = o->c;
+	struct axond *d = o->d;
+	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
+	uint64_t off = o->sqe->mem.resv[1], g;
+	struct vmm_phys *p = phys_lookup(c, o->sqe->mem.resv[0]);
+	struct alloc *a;
+	int ret;
+
+	/* A released handle cannot be mapped again (CUDA: invalid handle
+	 * value); retaining it first is the way back. */
+	if (o->deferred || !p || !p->refs) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	g = granularity(d, p->device);
+	if (!len || addr % g || len % g || off % g || off > p->len ||
+	    len > p->len - off || addr < c->params.va_base ||
+	    addr + len < addr || addr + len > client_window_end(c)) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	/*
+	 * An earlier unmap of these addresses has not reached the device
+	 * yet: mapping now would race with it. The client synchronises and
+	 * asks again (the shim does, libcuda-shim/vmm.c).
+	 */
+	if (overlaps_pending(c, addr, len)) {
+		o->res = CUDA_ERROR_NOT_READY;
+		return OP_COMPLETE;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	a->addr = addr;
+	a->len = len;
+	a->ctx = ctx;
+	a->phys = p;
+	a->phys_off = off;
+	pthread_mutex_lock(&c->alloc_lock);
+	ret = rangemap_insert(&c->allocs, addr, len, a, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
+	if (ret) {
+		free(a);
+		o->res = CUDA_ERROR_INVALID_VALUE;	/* something is mapped there */
+		return OP_COMPLETE;
+	}
+	ret = d->backend->phys_map(d, c, addr, len, p, off);
+	if (ret) {
+		pthread_mutex_lock(&c->alloc_lock);
+		rangemap_remove(&c->allocs, addr, NULL);
+		pthread_mutex_unlock(&c->alloc_lock);
+		free(a);
+		o->res = ret;
+		return OP_COMPLETE;
+	}
+	p->maps++;
+	return OP_COMPLETE;
+}
+
+/* Runs once the unmap of one mapping of p reached the device. */
+static void phys_unmapped(struct axond *d, struct client *c, void *obj)
+{
+	struct vmm_phys *p = obj;
+
+	if (--p->maps == 0 && p->refs == 0)
+		phys_destroy(d, c, p);
+}
+
+void vmm_unmap_later(struct axond *d, struct client *c, struct vmm_phys *p)
+{
+	/* Without the release item p keeps its mapping count and is freed
+	 * with the client: never before its backing was unmapped. */
+	if (work_release_later(d, c, phys_unmapped, p))
+		log_warn("client %llu: no memory to track an unmap; "
+			 "its physical memory is freed at disconnect",
+			 (unsigned long long)c->id);
+}
+
+bool vmm_span_valid(const struct rangemap *allocs, uint64_t addr, uint64_t len)
+{
+	const struct rangemap_entry *e = rangemap_find(allocs, addr);
+
+	while (e) {
+		const struct alloc *a = e->value;
+		uint64_t end = e->base + e->len;
+
+		if (!a->phys)
+			return false;
+		if (addr + len <= end)
+			return true;
+		e = rangemap_next(allocs, e);
+		if (e && e->base != end)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Client teardown (client_free, no work of it queued any more): undo every
+ * mapping still there, including those whose unmap was skipped because the
+ * client died, then free every physical allocation.
+ */
+void vmm_client_fini(struct axond *d, struct client *c)
+{
+	struct vmm_client *v = c->vmm;
+	struct rangemap_entry *e;
+
+	if (!v)
+		return;
+	for (e = rangemap_first(&c->allocs); e; e = rangemap_next(&c->allocs, e)) {
+		struct alloc *a = e->value;
+
+		if (a->phys)
+			d->backend->phys_unmap(d, c, e->base, e->len, a->phys);
+	}
+	for (e = rangemap_first(&c->pending_free); e;
+	     e = rangemap_next(&c->pending_free, e))
+		if (e->value)
+			d->backend->phys_unmap(d, c, e->base, e->len, e->value);
+	while (v->list)
+		phys_destroy(d, c, v->list);
+	handle_table_destroy(&v->mems);
+	free(v);
+	c->vmm = NULL;
+}
