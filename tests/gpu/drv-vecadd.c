@@ -35,5 +35,6 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) if (c[i] != 3.0f * i) { printf("mismatch at %d: %f\n", i, c[i]); return 1; }
 	printf("vectorAdd of %d elements: OK\n", n);
 	CK(cuMemFree(da)); CK(cuMemFree(db)); CK(cuMemFree(dc)); CK(cuModuleUnload(mod)); CK(cuCtxDestroy(ctx));
+	free(a); free(b); free(c); free(img);
 	return 0;
 }
