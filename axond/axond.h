@@ -186,6 +186,7 @@ struct client {
 	_Atomic bool dead_for_worker;
 
 	void *backend_priv;
+	struct devout *devout;	/* device output not fetched yet (devout.c) */
 	unsigned int ntracers;	/* tracers following this client */
 	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
 	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
@@ -211,6 +212,8 @@ struct axond_config {
 	uint64_t va_base;	/* first client window */
 	uint64_t va_size;	/* bytes of device addresses per client */
 	unsigned int region_pool;	/* regions kept ready (pool.c) */
+	const char *isolation;	/* cuda: "context" (default) or "shared" */
+	unsigned int context_pool;	/* cuda: contexts kept ready per device */
 	int verbose;
 };
 

@@ -13,6 +13,10 @@ AXOND_SRCS += axond/ops/funcattr.c axond/ops/hostfunc.c axond/ops/tensormap.c \
 	axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c
 include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
+# device output (kernel printf) routed to each client
+AXOND_SRCS += axond/devout.c axond/ops/devout.c axond/cuda/devout.c
+# the cuda backend's contexts (isolation modes)
+AXOND_SRCS += axond/cuda/context.c
 # graphs: capture, instantiate, launch, update (ops), and each backend's side
 AXOND_SRCS += axond/ops/graph.c axond/sim/graph.c axond/cuda/graph.c
 # VMM for clients (cuMemCreate/cuMemMap): ops, and each backend's side

@@ -23,6 +23,7 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "devout.h"
 #include "ops/ops.h"
 #include "graph.h"
 
@@ -268,6 +269,7 @@ void client_free(struct client *c)
 	pthread_mutex_destroy(&c->err_lock);
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
+	devout_free(c);
 	if (c->region)
 		munmap(c->region, c->region_size);
 	if (c->region_fd >= 0)

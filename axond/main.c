@@ -36,6 +36,15 @@ static void usage(FILE *f)
 		"  --listen=unix:PATH     socket (default unix:" AXON_DEFAULT_SOCKET ")\n"
 		"  --region-pool=N        regions of the default size kept ready, prepared\n"
 		"                         in the background (default 2 with --backend=cuda)\n"
+		"  --isolation=context|shared\n"
+		"                         cuda: each client in a CUDA context of its own\n"
+		"                         (context, the default: a fault stays with its\n"
+		"                         client, printf reaches the client) or every\n"
+		"                         client of a device in one (shared: MPS-like,\n"
+		"                         for a trusted group; a fault reaches them all)\n"
+		"  --context-pool=N       cuda: contexts per device made ahead of clients\n"
+		"                         and refilled in the background (default 2;\n"
+		"                         shared: 1)\n"
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
@@ -71,6 +80,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "vendor-lib", required_argument, NULL, 'V' },
 		{ "kmod", required_argument, NULL, 'K' },
 		{ "region-pool", required_argument, NULL, 'P' },
+		{ "isolation", required_argument, NULL, 'I' },
+		{ "context-pool", required_argument, NULL, 'X' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "sim-mem", required_argument, NULL, 'm' },
 		{ "spin-us", required_argument, NULL, 's' },
@@ -98,12 +109,24 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
 	cfg->region_pool = ~0U;	/* "default": decided once the backend is known */
+	cfg->isolation = "context";
+	cfg->context_pool = ~0U;	/* "default": decided by the isolation mode */
 	while ((o = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'b': cfg->backend = optarg; break;
 		case 'V': cfg->vendor_lib = optarg; break;
 		case 'K': cfg->kmod = optarg; break;
 		case 'P': cfg->region_pool = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'I':
+			if (strcmp(optarg, "context") && strcmp(optarg, "shared"))
+				goto bad;
+			cfg->isolation = optarg;
+			break;
+		case 'X':
+			cfg->context_pool = (unsigned int)strtoul(optarg, NULL, 10);
+			if (cfg->context_pool > 64)
+				goto bad;
+			break;
 		case 'l': cfg->listen = optarg; break;
 		case 'm':
 			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))

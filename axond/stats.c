@@ -177,9 +177,9 @@ int stats_render(struct axond *d, char **out, size_t *len)
 		put(&b, ",\"total_mem\":%llu,\"busy_ns\":%llu,\"isolation\":\"%s\"}",
 		    (unsigned long long)d->info->device[i].total_mem,
 		    (unsigned long long)atomic_load(&d->busy_ns[i]),
-		    /* sim: each client its own memory window; cuda: one shared
-		     * context per device (context mode is not built yet) */
-		    !strcmp(d->backend->name, "cuda") ? "shared" : "window");
+		    /* sim: each client its own memory window; cuda: a context
+		     * per client ("context") or per device ("shared") */
+		    !strcmp(d->backend->name, "cuda") ? d->cfg.isolation : "window");
 	}
 	put(&b, "],\"clients\":[");
 	for (c = d->clients; c; c = c->next) {

@@ -43,6 +43,7 @@ static const char *const op_names[AXON_OP_LAST] = {
 	[AXON_OP_HOSTMEM_UNREGISTER]	= "HOSTMEM_UNREGISTER",
 	[AXON_OP_MEM_CREATE]		= "MEM_CREATE",
 	[AXON_OP_MEM_RELEASE]		= "MEM_RELEASE",
+	[AXON_OP_DEVOUT_READ]		= "DEVOUT_READ",
 };
 
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == AXON_OP_LAST,

@@ -32,6 +32,8 @@ SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfu
 
 SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/vmm.c
 
+SHIM_SRCS += libcuda-shim/devout.c
+
 SHIM_LIBS += $(LIBAXON_A) $(COMMON_LIB) -ldl -lpthread
 
 SHIM_LIB := $(BUILD)/lib/libcuda.so.1

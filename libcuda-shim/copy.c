@@ -88,6 +88,8 @@ static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream)
 		done += n;
 	} while (!r && done < len);
 	shim_unlock();
+	/* A blocking copy flushes the device's printf output, as CUDA's. */
+	shim_devout_drain();
 	return r;
 }
 

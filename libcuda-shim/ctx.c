@@ -259,7 +259,12 @@ static CUresult ctx_sync_once(struct shim_ctx *sc)
 	struct shim_waiter w = { 0 };
 	CUresult r = shim_capture_ctx_sync();	/* it would wait on a capture */
 
-	return r ? r : shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
+	if (r)
+		return r;
+	r = shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
+	/* What the context's kernels printed, after its synchronisation. */
+	shim_devout_drain();
+	return r;
 }
 
 SHIM_EXPORT CUresult cuCtxSynchronize(void)

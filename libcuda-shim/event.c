@@ -243,6 +243,7 @@ static CUresult event_sync(CUevent ev)
 	for (spins = 0; spins < 2000; spins++) {
 		if (axon_frontier(&shim.ring, slot) >= seq) {
 			SHIM_LOCAL();
+			shim_devout_drain();
 			return (CUresult)axon_read_once(&shim.ring.dpage->pending_error);
 		}
 		__builtin_ia32_pause();

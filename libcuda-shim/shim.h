@@ -239,6 +239,10 @@ int shim_vmm_lookup(uint64_t ptr, uint64_t *base, uint64_t *size,
 bool shim_vmm_reserved(uint64_t addr);	/* a reservation starts at addr */
 void shim_vmm_forget(void);		/* forked child */
 
+/* devout.c: write the device output (kernel printf) the daemon holds for
+ * us to stdout; at CUDA's flush points, with shim.lock not held. */
+void shim_devout_drain(void);
+
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

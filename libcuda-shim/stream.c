@@ -134,6 +134,7 @@ CUresult shim_stream_sync(uint64_t h)
 	sqe->stream = h;
 	r = shim_sync_op(sqe, &w);
 	shim_unlock();
+	shim_devout_drain();
 	return r;
 }
 

@@ -250,7 +250,7 @@ START_TEST(test_find)
 			end = k->params[j].offset + k->params[j].size;
 		EQ_U(end, k->args_size);
 	}
-	ck_assert_uint_eq(n, 11);
+	ck_assert_uint_eq(n, 14);
 }
 END_TEST
 
@@ -781,7 +781,7 @@ START_TEST(test_layout_matches_cubin)
 				      k->params[j].size == d->params[j].size,
 				      "%s param %u", d->name, j);
 	}
-	ck_assert_uint_eq(matched, 11);
+	ck_assert_uint_eq(matched, 14);
 	sim_image_free(img);
 }
 END_TEST

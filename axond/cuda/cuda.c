@@ -2,10 +2,20 @@
 /*
  * The cuda backend: NVIDIA's driver, opened privately (vendor.c).
  *
- * Isolation: this first version runs every client in its device's primary
- * context ("shared" mode of the brief: one context, MPS-like, for a trusted
- * group). Per-client contexts ("context" mode, the brief's default) are not
- * implemented yet; see Documentation/architecture.md.
+ * Isolation (--isolation, context.c): in "context" mode (the default) each
+ * client's work runs in a CUDA context of its own, taken from a pool made
+ * before clients arrive: a kernel can reach only its own context's memory
+ * and a device fault poisons only that client. In "shared" mode every
+ * client of a device runs in one context (MPS-like, a trusted group); a
+ * fault there poisons every client in it and the daemon moves new clients
+ * to a fresh context. A poisoned context never sees another driver call for
+ * work: the executor completes that work with the context's error. Module
+ * loads and lookups run in the client's context; memory (VMM, below) and
+ * data-area registrations are per process and so reach every context.
+ *
+ * Device printf (devout.c): the driver's output is routed to the client
+ * whose context flushed it; the executor flushes after each launch of a
+ * module that may print.
  *
  * Memory: each client gets a device-address window reserved with
  * cuMemAddressReserve; a minted range is backed by mapping physical pages
@@ -31,6 +41,8 @@
 #include <axon/libaxon.h>
 #include "../axond.h"
 #include "../backend.h"
+#include "context.h"
+#include "devout.h"
 #include "cugraph.h"
 #include "vendor.h"
 #include "vmm.h"
@@ -39,6 +51,7 @@
 struct inflight {
 	struct work *w;
 	CUevent ev;		/* recorded after the work on its stream */
+	struct cu_gctx *g;	/* the context the work and ev are in */
 	struct inflight *next;
 };
 
@@ -55,8 +68,9 @@ struct cu_dev {
 	/* executor-private */
 	uint64_t last_poll;	/* 0: nothing was in flight at the last look */
 	struct inflight *inflight, *spare;
-	CUevent *evpool;
-	unsigned int nev, evcap;
+	/* shared mode: the context new clients join (dispatcher; replaced
+	 * once poisoned) */
+	struct cu_gctx *shared;
 };
 
 struct cu_client {
@@ -68,6 +82,9 @@ struct cu_client {
 	uint32_t *refs;		/* per page: allocations touching it */
 	CUmemGenericAllocationHandle *phys;
 	struct dma_reg *reg;	/* its data area's registration */
+	/* Its context per device (taken at first use, on the dispatcher;
+	 * read by executors after the queue lock). */
+	struct cu_gctx *g[AXON_MAX_DEVICES];
 };
 
 /*
@@ -87,6 +104,7 @@ struct dma_reg {
 
 struct cu_module {
 	CUmodule mod;
+	bool prints;		/* may printf: flush after its launches */
 	uint64_t *globals;	/* registered global addresses */
 	unsigned int nglobals, capglobals;
 };
@@ -102,6 +120,8 @@ static struct {
 	struct dma_reg *reg_head, *reg_tail;
 	struct dma_reg *prepared;	/* pooled regions, not yet adopted */
 	bool reg_stop;
+	bool shared_mode;		/* --isolation=shared */
+	pthread_mutex_t shared_lock;	/* dev[].shared against client_fini */
 } cu;
 
 static void log_cu(const char *what, CUresult r)
@@ -302,31 +322,50 @@ static int fill_info(struct axond *d, char *err, size_t errlen)
 
 /* ---- executor ------------------------------------------------------------ */
 
-static CUevent ev_get(struct cu_dev *cd)
+/* The context a work item runs in (NULL for device-wide items). */
+static struct cu_gctx *gctx_of(const struct work *w)
 {
-	CUevent ev = NULL;
+	struct cu_client *cc = w->client->backend_priv;
 
-	if (cd->nev)
-		return cd->evpool[--cd->nev];
-	if (vd.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING))
+	if (!w->stream || !cc)
 		return NULL;
-	return ev;
+	return cc->g[w->stream->ctx->device];
 }
 
-static void ev_put(struct cu_dev *cd, CUevent ev)
+/* Makes g current on the executor. A context switch is a thread-local
+ * store in the driver; done for every item rather than cached, so that a
+ * context destroyed and another made at the same address is never taken
+ * for current. */
+static void enter(struct cu_gctx *g, struct client *c)
 {
-	if (cd->nev == cd->evcap) {
-		unsigned int cap = cd->evcap ? cd->evcap * 2 : 64;
-		CUevent *p = realloc(cd->evpool, cap * sizeof(*p));
+	vd.cuCtxSetCurrent(g->ctx);
+	cu_devout_sink(c);	/* what a launch flushes is c's */
+}
+
+/* A tracking event of context g (current). */
+static CUresult ev_get(struct cu_gctx *g, CUevent *ev)
+{
+	if (g->nev) {
+		*ev = g->evpool[--g->nev];
+		return CUDA_SUCCESS;
+	}
+	return vd.cuEventCreate(ev, CU_EVENT_DISABLE_TIMING);
+}
+
+static void ev_put(struct cu_gctx *g, CUevent ev)
+{
+	if (g->nev == g->evcap) {
+		unsigned int cap = g->evcap ? g->evcap * 2 : 64;
+		CUevent *p = realloc(g->evpool, cap * sizeof(*p));
 
 		if (!p) {
 			vd.cuEventDestroy(ev);
 			return;
 		}
-		cd->evpool = p;
-		cd->evcap = cap;
+		g->evpool = p;
+		g->evcap = cap;
 	}
-	cd->evpool[cd->nev++] = ev;
+	g->evpool[g->nev++] = ev;
 }
 
 static CUstream stream_of(struct stream *s, CUresult *r)
@@ -435,9 +474,34 @@ static CUresult issue(struct work *w, CUstream cs)
 
 static void unmap_pages(struct client *c, uint64_t addr, uint64_t len);
 
+/*
+ * The first context-poisoning error in g: from now on its work completes
+ * with it without reaching the driver. Executor.
+ */
+static void poison(struct cu_gctx *g, struct client *c, CUresult r)
+{
+	uint32_t none = 0;
+
+	if (!atomic_compare_exchange_strong(&g->poison, &none, (uint32_t)r))
+		return;
+	if (g->shared)
+		log_warn("cuda: device %d: client %llu (%s) hit %s (%d): the shared context "
+			 "is poisoned; every client in it gets this error, new clients get "
+			 "a new context", g->dev, (unsigned long long)c->id, c->comm,
+			 vendor_err(r), (int)r);
+	else
+		log_info("cuda: device %d: client %llu (%s) hit %s (%d): its context is "
+			 "poisoned (other clients are not affected)", g->dev,
+			 (unsigned long long)c->id, c->comm, vendor_err(r), (int)r);
+}
+
 static void finish(struct cu_dev *cd, struct work *w, int32_t res)
 {
+	struct cu_gctx *g = gctx_of(w);
+
 	(void)cd;
+	if (g && cu_sticky((CUresult)res))
+		poison(g, w->client, (CUresult)res);
 	if (w->type == WORK_EVENT_RECORD && !res) {
 		atomic_store(&w->event.event->time_ns, axond_now_ns());
 		atomic_fetch_add(&w->event.event->done_records, 1);
@@ -445,21 +509,61 @@ static void finish(struct cu_dev *cd, struct work *w, int32_t res)
 	work_done(cu.d, w, res);
 }
 
+/*
+ * A finished launch of a module that may print: flush its context's printf
+ * buffer now, into its client's output, before the launch's completion is
+ * posted (so whatever synchronisation sees the launch done sees its
+ * output). The event is complete: synchronising on it does not wait, it
+ * only flushes, as every CUDA synchronisation does.
+ */
+static void flush_output(struct inflight *f)
+{
+	struct work *w = f->w;
+	struct cu_module *cm;
+
+	if (w->type != WORK_LAUNCH || !w->launch.func || !w->launch.func->module ||
+	    atomic_load(&w->client->dead_for_worker))
+		return;
+	cm = w->launch.func->module->backend_priv;
+	if (!cm || !cm->prints)
+		return;
+	enter(f->g, w->client);
+	vd.cuEventSynchronize(f->ev);
+	cu_devout_collect();
+	cu_devout_sink(NULL);
+}
+
 /* Polls in-flight work; returns how many completed. */
 static int poll_inflight(struct cu_dev *cd)
 {
 	struct inflight **pp = &cd->inflight, *f;
+	const struct stream *busy[16];
+	unsigned int nbusy = 0, i;
 	int n = 0;
 
 	while ((f = *pp)) {
-		CUresult r = vd.cuEventQuery(f->ev);
+		CUresult r;
 
+		/* Work completes in its stream's order: one item still
+		 * running holds the later ones of its stream back (their
+		 * events may turn complete between two queries). */
+		for (i = 0; i < nbusy && busy[i] != f->w->stream; i++)
+			;
+		if (i < nbusy) {
+			pp = &f->next;
+			continue;
+		}
+		r = vd.cuEventQuery(f->ev);
 		if (r == CUDA_ERROR_NOT_READY) {
+			if (nbusy == sizeof(busy) / sizeof(busy[0]))
+				break;
+			busy[nbusy++] = f->w->stream;
 			pp = &f->next;
 			continue;
 		}
 		*pp = f->next;
-		ev_put(cd, f->ev);
+		flush_output(f);
+		ev_put(f->g, f->ev);
 		finish(cd, f->w, r);
 		f->next = cd->spare;
 		cd->spare = f;
@@ -487,12 +591,18 @@ static bool stream_in_flight(struct cu_dev *cd, const struct stream *s)
 
 static void run_one(struct cu_dev *cd, struct work *w)
 {
+	struct cu_gctx *g = gctx_of(w);
 	struct inflight *f;
 	CUresult r;
 	CUstream cs;
 
 	if (atomic_load(&w->client->dead_for_worker)) {
 		work_done(cu.d, w, 0);
+		return;
+	}
+	if (w->stream && !g) {
+		/* No context could be made for the client on this device. */
+		finish(cd, w, CUDA_ERROR_OUT_OF_MEMORY);
 		return;
 	}
 	if (device_wide(w)) {
@@ -508,9 +618,18 @@ static void run_one(struct cu_dev *cd, struct work *w)
 			else
 				unmap_pages(w->client, w->unmap.addr, w->unmap.len);
 		}
-		finish(cd, w, 0);
+		/* A context synchronisation reports a poisoned context (in
+		 * shared mode also to clients whose own work did not fault). */
+		finish(cd, w, g ? (int32_t)atomic_load(&g->poison) : 0);
 		return;
 	}
+	if (atomic_load(&g->poison)) {
+		/* As CUDA fails every later call in a poisoned context with
+		 * its error: completed at once, the driver never sees it. */
+		finish(cd, w, (int32_t)atomic_load(&g->poison));
+		return;
+	}
+	enter(g, w->client);
 	cs = stream_of(w->stream, &r);
 	if (!r && cuda_graph_immediate(w)) {
 		/* A captured item is a node, not work: done once issued, with
@@ -526,6 +645,7 @@ static void run_one(struct cu_dev *cd, struct work *w)
 	}
 	if (!r)
 		r = issue(w, cs);
+	cu_devout_sink(NULL);
 	if (r) {
 		if (w->type == WORK_LAUNCH || w->type >= WORK_HTOD)
 			log_info("client %llu: %s failed: %s",
@@ -539,11 +659,25 @@ static void run_one(struct cu_dev *cd, struct work *w)
 		cd->spare = f->next;
 	else
 		f = malloc(sizeof(*f));
-	if (f)
-		f->ev = ev_get(cd);
-	if (!f || !f->ev || vd.cuEventRecord(f->ev, cs)) {
-		/* Cannot track it: wait for the stream the slow way. */
+	r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (f) {
+		f->g = g;
+		r = ev_get(g, &f->ev);
+		if (!r) {
+			r = vd.cuEventRecord(f->ev, cs);
+			if (r)
+				ev_put(g, f->ev);
+		}
+	}
+	cu_devout_sink(NULL);
+	if (r) {
 		free(f);
+		/* The context was poisoned under us: that is the answer. */
+		if (cu_sticky(r)) {
+			finish(cd, w, r);
+			return;
+		}
+		/* Cannot track it: wait for the stream the slow way. */
 		while (cd->inflight)
 			poll_inflight(cd);
 		finish(cd, w, CUDA_ERROR_OUT_OF_MEMORY);
@@ -589,6 +723,9 @@ static void *executor(void *arg)
 			batch = w->next;
 			w->next = NULL;
 			run_one(cd, w);
+			/* Nothing this thread flushes later is that client's
+			 * (it may be gone by then). */
+			cu_devout_sink(NULL);
 		}
 		if (cd->inflight) {
 			uint64_t t0 = axond_now_ns();
@@ -616,14 +753,76 @@ static void *executor(void *arg)
 	}
 }
 
+/* The group context a client joins on device dev: its own (context mode)
+ * or the device's shared one, replaced once poisoned. Dispatcher. */
+static struct cu_gctx *join(int dev)
+{
+	struct cu_dev *cd = &cu.dev[dev];
+	struct cu_gctx *g, *old = NULL;
+
+	if (!cu.shared_mode)
+		return gctx_new(dev, false);
+	g = cd->shared;
+	if (g && atomic_load(&g->poison)) {
+		/* Its clients keep it (and its error) until they leave. */
+		old = g;
+		g = cd->shared = NULL;
+		log_warn("cuda: device %d: new clients get a new shared context", dev);
+	}
+	if (!g)
+		g = cd->shared = gctx_new(dev, true);	/* the device's reference */
+	if (g)
+		atomic_fetch_add(&g->refs, 1);
+	gctx_put(old);
+	return g;
+}
+
+/* The client's context on device dev, joined at first use. Dispatcher. */
+static struct cu_gctx *client_gctx(struct client *c, int dev)
+{
+	struct cu_client *cc = c->backend_priv;
+
+	if (!cc || dev < 0 || dev >= cu.ndev)
+		return NULL;
+	if (!cc->g[dev])
+		cc->g[dev] = join(dev);
+	return cc->g[dev];
+}
+
+CUresult cuda_enter(struct client *c, int dev)
+{
+	struct cu_gctx *g = client_gctx(c, dev);
+
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (atomic_load(&g->poison))
+		return (CUresult)atomic_load(&g->poison);
+	vd.cuCtxSetCurrent(g->ctx);
+	cu_devout_sink(c);
+	return CUDA_SUCCESS;
+}
+
+void cuda_leave(void)
+{
+	cu_devout_collect();
+	cu_devout_sink(NULL);
+	/* The dispatcher's own calls (VMM, registrations) are per process:
+	 * device 0's primary context serves them. */
+	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+}
+
 static void cuda_submit(struct axond *d, struct work *w)
 {
 	int dev = 0;
 	struct cu_dev *cd;
 
 	(void)d;
-	if (w->stream)
+	if (w->stream) {
 		dev = w->stream->ctx->device;
+		/* Before the executor sees the work (the queue lock orders it);
+		 * NULL fails the work there. */
+		client_gctx(w->client, dev);
+	}
 	cd = &cu.dev[dev];
 	w->next = NULL;
 	pthread_mutex_lock(&cd->lock);
@@ -644,6 +843,12 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	int i, ret;
 
 	cu.d = d;
+	cu.shared_mode = d->cfg.isolation && !strcmp(d->cfg.isolation, "shared");
+	/* Context mode: each client's printf output goes to it. Before the
+	 * driver is opened, in case it keeps stdout's FILE. (Shared mode has
+	 * one printf buffer for every client: it stays axond's stdout.) */
+	if (!cu.shared_mode && (ret = cu_devout_init(err, errlen)))
+		return ret;
 	if (vendor_open(d->cfg.vendor_lib, err, errlen))
 		return -ENOENT;
 	r = vd.cuInit(0);
@@ -670,8 +875,25 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 			return -EAGAIN;
 		}
 	}
-	/* The dispatcher thread maps memory and loads modules. */
+	/* The dispatcher thread maps memory with device 0's primary context
+	 * current (VMM mappings and host registrations are per process) and
+	 * switches to a client's context for its modules (cuda_enter). */
 	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	/* Clients' contexts: made now, so that connecting stays instant.
+	 * Shared mode needs one per device, and one spare for a restart. */
+	{
+		CUdevice devs[AXON_MAX_DEVICES];
+		unsigned int n = d->cfg.context_pool;
+
+		if (n == ~0U)
+			n = cu.shared_mode ? 1 : 2;
+		for (i = 0; i < cu.ndev; i++)
+			devs[i] = cu.dev[i].dev;
+		ret = ctxpool_init(cu.ndev, devs, n, err, errlen);
+		if (ret)
+			return ret;
+		vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	}
 	pthread_mutex_init(&cu.reg_lock, NULL);
 	pthread_cond_init(&cu.reg_cond, NULL);
 	if (pthread_create(&cu.reg_thread, NULL, registrar, NULL)) {
@@ -699,9 +921,8 @@ static void cuda_fini(struct axond *d)
 		pthread_cond_signal(&cd->cond);
 		pthread_mutex_unlock(&cd->lock);
 		pthread_join(cd->thread, NULL);
-		while (cd->nev)
-			vd.cuEventDestroy(cd->evpool[--cd->nev]);
-		free(cd->evpool);
+		gctx_put(cd->shared);
+		cd->shared = NULL;
 		while (cd->spare) {
 			struct inflight *f = cd->spare;
 
@@ -710,6 +931,8 @@ static void cuda_fini(struct axond *d)
 		}
 		vd.cuDevicePrimaryCtxRelease(cd->dev);
 	}
+	/* Clients still connected keep their contexts to the end. */
+	ctxpool_fini();
 }
 
 static int cuda_client_init(struct axond *d, struct client *c)
@@ -721,6 +944,13 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	if (!cc)
 		return -ENOMEM;
 	pthread_mutex_init(&cc->lock, NULL);
+	/* Its context on device 0, from the pool (context mode), or the
+	 * shared one. */
+	cc->g[0] = join(0);
+	if (!cc->g[0]) {
+		free(cc);
+		return -ENOMEM;
+	}
 	cc->gran = cu.dev[0].gran;
 	cc->size = c->params.va_size;
 	cc->npages = cc->size / cc->gran;
@@ -741,6 +971,7 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	c->backend_priv = cc;
 	return 0;
 err:
+	gctx_put(cc->g[0]);
 	free(cc->refs);
 	free(cc->phys);
 	free(cc);
@@ -771,8 +1002,13 @@ static void cuda_client_fini(struct axond *d, struct client *c)
 {
 	struct cu_client *cc = c->backend_priv;
 	uint64_t p;
+	int i;
 
 	(void)d;
+	/* Context mode: its context goes, with every module, stream and
+	 * event made in it, destroyed by the keeper thread; never reused. */
+	for (i = 0; i < AXON_MAX_DEVICES; i++)
+		gctx_put(cc->g[i]);
 	for (p = 0; p < cc->npages; p++) {
 		if (!cc->refs[p])
 			continue;
@@ -863,7 +1099,12 @@ static int cuda_module_load(struct axond *d, struct client *c, struct module *m,
 	}
 	memcpy(copy, image, len);
 	((char *)copy)[len] = 0;
-	r = vd.cuModuleLoadData(&cm->mod, copy);
+	cm->prints = cu_image_may_print(copy, len);
+	/* In the client's context: loading flushes its printf output. */
+	r = cuda_enter(c, m->ctx->device);
+	if (!r)
+		r = vd.cuModuleLoadData(&cm->mod, copy);
+	cuda_leave();
 	free(copy);
 	if (r) {
 		snprintf(err, errlen, "cuModuleLoadData: %s", vendor_err(r));
@@ -884,7 +1125,24 @@ static void cuda_module_unload(struct axond *d, struct client *c, struct module 
 	for (i = 0; i < cm->nglobals; i++)
 		client_unmint_daemon(d, c, cm->globals[i]);
 	free(cm->globals);
-	vd.cuModuleUnload(cm->mod);
+	{
+		struct cu_client *cc = c->backend_priv;
+		struct cu_gctx *g = cc ? cc->g[m->ctx->device] : NULL;
+
+		/*
+		 * A client going away in context mode: its context's
+		 * destruction unloads everything at once. A poisoned
+		 * context refuses calls: it goes when its clients have.
+		 * Otherwise unload in the module's context (any thread:
+		 * the last reference may drop on an executor).
+		 */
+		if (g && !atomic_load(&g->poison) && !(c->dead && !g->shared)) {
+			vd.cuCtxSetCurrent(g->ctx);
+			cu_devout_sink(c->dead ? NULL : c);
+			vd.cuModuleUnload(cm->mod);
+			cuda_leave();
+		}
+	}
 	free(cm);
 	m->backend_priv = NULL;
 }
@@ -898,10 +1156,13 @@ static int cuda_module_get_func(struct axond *d, struct client *c, struct module
 	CUresult r;
 
 	(void)d;
-	(void)c;
-	r = vd.cuModuleGetFunction(&fn, cm->mod, name);
-	if (r)
+	r = cuda_enter(c, m->ctx->device);
+	if (!r)
+		r = vd.cuModuleGetFunction(&fn, cm->mod, name);
+	if (r) {
+		cuda_leave();
 		return r;
+	}
 	f->info.nparams = 0;
 	f->info.args_size = 0;
 	for (i = 0; i < AXON_MAX_KERNEL_PARAMS; i++) {
@@ -912,6 +1173,7 @@ static int cuda_module_get_func(struct axond *d, struct client *c, struct module
 		if (off + size > f->info.args_size)
 			f->info.args_size = (uint32_t)(off + size);
 	}
+	cuda_leave();
 	f->backend_priv = fn;
 	return 0;
 }
@@ -928,7 +1190,10 @@ static int cuda_module_get_global(struct axond *d, struct client *c, struct modu
 	CUresult r;
 	int ret;
 
-	r = vd.cuModuleGetGlobal(&p, &s, cm->mod, name);
+	r = cuda_enter(c, m->ctx->device);
+	if (!r)
+		r = vd.cuModuleGetGlobal(&p, &s, cm->mod, name);
+	cuda_leave();
 	if (r)
 		return r;
 	/* Copies may name it: it joins the client's allocation table. */

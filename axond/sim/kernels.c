@@ -14,7 +14,9 @@
 #include "kernels.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -45,8 +47,10 @@ struct ptr_arg {
 struct exec {
 	bool measure;		/* first pass: record, don't access */
 	bool fault;		/* second pass: out of the recorded range */
+	bool assert_failed;	/* second pass: a device-side assert fired */
 	struct ptr_arg ptr[MAX_PTRS];
 	const uint8_t *args;	/* the packed parameters */
+	const struct sim_launch *l;	/* for output() */
 };
 
 typedef void (*body_fn)(struct exec *x, const struct thr *t);
@@ -63,6 +67,14 @@ static int32_t arg_i32(const struct exec *x, uint32_t off)
 static float arg_f32(const struct exec *x, uint32_t off)
 {
 	float v;
+
+	memcpy(&v, x->args + off, sizeof(v));
+	return v;
+}
+
+static int64_t arg_i64(const struct exec *x, uint32_t off)
+{
+	int64_t v;
 
 	memcpy(&v, x->args + off, sizeof(v));
 	return v;
@@ -207,6 +219,7 @@ static int launch(const struct sim_kernel *k, const struct sim_launch *l,
 		return CUDA_ERROR_NOT_SUPPORTED;
 
 	x.args = l->args;
+	x.l = l;
 	if (setup)
 		setup(&x);
 	walk(&x, l, body);
@@ -231,7 +244,30 @@ static int launch(const struct sim_kernel *k, const struct sim_launch *l,
 
 	x.measure = false;
 	walk(&x, l, body);
-	return x.fault ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+	if (x.fault)
+		return CUDA_ERROR_ILLEGAL_ADDRESS;
+	return x.assert_failed ? CUDA_ERROR_ASSERT : CUDA_SUCCESS;
+}
+
+/* A device printf: formatted on the host, as CUDA does, and only in the
+ * executing pass. */
+static void __attribute__((format(printf, 2, 3)))
+dev_printf(struct exec *x, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	if (x->measure || !x->l->output)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	x->l->output(x->l->ctx, line, (size_t)n);
 }
 
 /* int i = blockIdx.x * blockDim.x + threadIdx.x; */
@@ -439,6 +475,46 @@ static void nop_body(struct exec *x, const struct thr *t)
 	(void)t;
 }
 
+/* print_hello (int tag, int n) */
+static const struct sim_kernel_param print_params[] = {
+	P(0, 4), P(4, 4),
+};
+
+static void print_body(struct exec *x, const struct thr *t)
+{
+	int32_t i = global_x(t);
+
+	if (i < arg_i32(x, 4))
+		dev_printf(x, "hello %d from thread %d\n", arg_i32(x, 0), i);
+}
+
+/* assert_nonzero (const int *p, int n): a zero fires the assert, which
+ * on a GPU stops the kernel and poisons the context (sticky 710). */
+static void p0_i32_setup(struct exec *x)
+{
+	ptr_param(x, 0, 0, 4);
+}
+
+static void assert_body(struct exec *x, const struct thr *t)
+{
+	int32_t i = global_x(t);
+
+	if (i < arg_i32(x, 8) && ld_i32(x, 0, i) == 0 && !x->measure)
+		x->assert_failed = true;
+}
+
+/* poke (int *p, long long i, int v): thread 0 of block 0 writes p[i]. */
+static const struct sim_kernel_param poke_params[] = {
+	P(0, 8), P(8, 8), P(16, 4),
+};
+
+static void poke_body(struct exec *x, const struct thr *t)
+{
+	if (t->blockIdx.x || t->threadIdx.x)
+		return;
+	st_i32(x, 0, arg_i64(x, 8), arg_i32(x, 16));
+}
+
 /* One run() per kernel, as struct sim_kernel wants. */
 #define KERNEL(id, nm, pr, prm, size, setup, body)			\
 	static int id##_run(const struct sim_launch *l);		\
@@ -476,6 +552,12 @@ KERNEL(iota3d, "iota3d", "iota3d(unsigned int *p, int nx, int ny, int nz)",
 KERNEL(probe, "probe_params",
        "probe_params(char c, int i, double d, struct probe24 s, short h, const int *q, double *out)",
        probe_params, 64, probe_setup, probe_body)
+KERNEL(print_hello, "print_hello", "print_hello(int tag, int n)",
+       print_params, 8, NULL, print_body)
+KERNEL(assert_nonzero, "assert_nonzero", "assert_nonzero(const int *p, int n)",
+       p_n_params, 12, p0_i32_setup, assert_body)
+KERNEL(poke, "poke", "poke(int *p, long long i, int v)",
+       poke_params, 20, p0_i32_setup, poke_body)
 
 static int nop_run(const struct sim_launch *l);
 static const struct sim_kernel nop_kernel = {
@@ -491,7 +573,8 @@ static int nop_run(const struct sim_launch *l)
 static const struct sim_kernel *const kernels[] = {
 	&vectorAdd_kernel, &vecAdd_kernel, &fill_kernel, &saxpy_kernel,
 	&scale_kernel, &iota_u32_kernel, &add_one_u8_kernel, &add2d_kernel,
-	&iota3d_kernel, &probe_kernel, &nop_kernel,
+	&iota3d_kernel, &probe_kernel, &nop_kernel, &print_hello_kernel,
+	&assert_nonzero_kernel, &poke_kernel,
 };
 
 /* ------------------------------------------------------------------------ */

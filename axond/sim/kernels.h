@@ -22,6 +22,10 @@
  *   probe_params    (char, int, double, struct probe24, short,   copies its arguments
  *                    const int *q, double *out)                   to out[0..8]
  *   nop             ()                                           nothing
+ *   print_hello     (int tag, int n)                             prints "hello <tag> from
+ *                                                                thread <i>\n" (output())
+ *   assert_nonzero  (const int *p, int n)                        assert(p[i] != 0)
+ *   poke            (int *p, long long i, int v)                 thread 0: p[i] = v
  * (i = blockIdx.x * blockDim.x + threadIdx.x, i < n; see kernels.cu.)
  *
  * Memory safety: run() first walks the grid without touching memory to
@@ -30,7 +34,9 @@
  * CUDA_ERROR_ILLEGAL_ADDRESS (700) if any is refused, or
  * CUDA_ERROR_MISALIGNED_ADDRESS (716) for a pointer not aligned to its
  * element, before any write. A pointer never dereferenced (n = 0, an empty
- * grid range) is not checked, as on a GPU.
+ * grid range) is not checked, as on a GPU. A failed assert (assert_nonzero)
+ * gives CUDA_ERROR_ASSERT (710) once the whole grid ran; the GPU's
+ * assertion message is not reproduced.
  */
 #ifndef AXOND_SIM_KERNELS_H
 #define AXOND_SIM_KERNELS_H
@@ -57,6 +63,12 @@ struct sim_launch {
 	 */
 	void *(*translate)(void *ctx, uint64_t devaddr, uint64_t len);
 	void *ctx;
+	/*
+	 * Device output (a kernel's printf), one formatted line at a time in
+	 * execution order; NULL: discarded. Called only in the executing
+	 * pass, so a launch that fails its checks prints nothing.
+	 */
+	void (*output)(void *ctx, const char *text, size_t len);
 };
 
 struct sim_kernel_param {
@@ -74,7 +86,7 @@ struct sim_kernel {
 	 * Runs the whole grid to completion, synchronously. Returns a
 	 * CUresult: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE (args_size,
 	 * launch dimensions, NULL translate), CUDA_ERROR_ILLEGAL_ADDRESS,
-	 * CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_NOT_SUPPORTED (grid
+	 * CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_ASSERT, CUDA_ERROR_NOT_SUPPORTED (grid
 	 * larger than SIM_KERNELS_MAX_THREADS). Thread-safe: no state.
 	 */
 	int (*run)(const struct sim_launch *l);

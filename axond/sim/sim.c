@@ -23,6 +23,7 @@
 
 #include "../axond.h"
 #include "../backend.h"
+#include "../devout.h"
 #include "image.h"
 #include "kernels.h"
 #include "sim.h"
@@ -85,6 +86,12 @@ static void *translate(void *ctx, uint64_t addr, uint64_t len)
 	return host_ptr(c, addr);
 }
 
+/* A kernel's printf: held for the client that launched it (devout.c). */
+static void output(void *ctx, const char *text, size_t len)
+{
+	devout_append(ctx, text, len);
+}
+
 static int32_t run_launch(struct work *w)
 {
 	struct sim_func *sf = w->launch.func->backend_priv;
@@ -93,6 +100,7 @@ static int32_t run_launch(struct work *w)
 		.args_size = w->launch.args_size,
 		.translate = translate,
 		.ctx = w->client,
+		.output = output,
 	};
 	int32_t res = sim_launch_check(&sf->fa, w);
 

@@ -19,6 +19,9 @@
  * them means changing tests/sim-image.c.
  */
 
+#include <assert.h>
+#include <stdio.h>
+
 /* 1-D: c[i] = a[i] + b[i] for i < n.  Mangled: _Z9vectorAddPKfS0_Pfi */
 __global__ void vectorAdd(const float *a, const float *b, float *c, int n)
 {
@@ -158,4 +161,33 @@ extern "C" __global__ void g_touch(float *out)
 	atomicAdd(&g_counter, 1);
 	out[0] = g_table[threadIdx.x & 3] + c_coeffs[threadIdx.x & 7] +
 		 (float)g_big[threadIdx.x & 31] + (float)c_zero[threadIdx.x % 3];
+}
+
+/*
+ * Device output and device faults (axond routes a kernel's printf to the
+ * client that launched it; a fault poisons only that client's context).
+ */
+
+/* Thread i < n prints one line. */
+extern "C" __global__ void print_hello(int tag, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		printf("hello %d from thread %d\n", tag, i);
+}
+
+/* assert(p[i] != 0) for i < n: a zero gives CUDA_ERROR_ASSERT (710). */
+extern "C" __global__ void assert_nonzero(const int *p, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		assert(p[i] != 0);
+}
+
+/* Thread 0 of block 0 writes p[i] = v: an i past the allocation is an
+ * illegal address (CUDA_ERROR_ILLEGAL_ADDRESS, 700). */
+extern "C" __global__ void poke(int *p, long long i, int v)
+{
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		p[i] = v;
 }

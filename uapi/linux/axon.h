@@ -153,6 +153,10 @@ struct axon_client_page {
  * @mint_credit: bytes the client may still mint (deferred AXON_OP_MEM_MAP)
  *		without asking; the daemon has reserved them. Informational:
  *		the client tracks its credit from AXON_OP_MEM_MAP completions.
+ * @devout_pending: bytes of device output (kernel printf) the daemon holds
+ *		for the client; nonzero: fetch them with AXON_OP_DEVOUT_READ
+ *		and write them to stdout. Written before the completion or
+ *		frontier update of the synchronisation that produced them.
  */
 struct axon_daemon_page {
 	__u32 sq_head;
@@ -169,7 +173,8 @@ struct axon_daemon_page {
 	__u32 pending_error;
 	__u32 state;
 	__u64 mint_credit;
-	__u32 resv2[8];
+	__u32 devout_pending;
+	__u32 resv2[7];
 };
 
 /* The daemon is asleep: a client that submitted must ring the doorbell. */
@@ -347,6 +352,11 @@ struct axon_cqe {
  *                                             -> aux0 nanoseconds
  * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
  *                                             -> aux0 value
+ * DEVOUT_READ      obj.data_off/data_len: a data-area buffer the daemon
+ *                  fills with the oldest device output (kernel printf) it
+ *                  holds for the client, in order
+ *                                             -> aux0 bytes written, aux1
+ *                                                bytes still held
  * LAUNCH_EX        obj.handle function, stream, obj.data_off/data_len: a
  *                  struct axon_launch_ex, its attributes, then the packed
  *                  parameters at args_off (all copied out when the SQE is
@@ -447,6 +457,7 @@ enum axon_op {
 	AXON_OP_HOSTMEM_UNREGISTER,
 	AXON_OP_MEM_CREATE,
 	AXON_OP_MEM_RELEASE,
+	AXON_OP_DEVOUT_READ,
 	AXON_OP_LAST
 };
 

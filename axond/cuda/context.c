@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pool of CUDA contexts (see context.h). A keeper thread per daemon
+ * makes contexts until each device has its pool size ready and destroys
+ * the contexts given back: clients disconnecting (context mode), a shared
+ * context whose last client left. Neither costs the dispatcher or an
+ * executor anything but a queue operation. A context made by cuCtxCreate
+ * becomes current on the thread that made it; the keeper pops it again,
+ * so it only ever has a context current while it makes or destroys one.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../axond.h"
+#include "context.h"
+#include "devout.h"
+#include "vendor.h"
+
+#define POOL_MAX	64
+
+static struct {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ndev;
+	unsigned int target;		/* contexts kept ready per device */
+	CUdevice dev[AXON_MAX_DEVICES];
+	CUcontext ready[AXON_MAX_DEVICES][POOL_MAX];
+	unsigned int nready[AXON_MAX_DEVICES];
+	struct retire { CUcontext ctx; struct retire *next; } *retire;
+	bool stop;
+} pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+bool cu_sticky(CUresult r)
+{
+	switch (r) {
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A new context for device i, not current on this thread. */
+static CUresult create(int i, CUcontext *out)
+{
+	CUcontext ctx = NULL, popped;
+	CUresult r;
+
+	/* No creation parameters (no execution affinity, no CIG); default
+	 * scheduling: axond's executors poll and never wait in the driver. */
+	r = vd.cuCtxCreate(&ctx, NULL, 0, pool.dev[i]);
+	if (r)
+		return r;
+	vd.cuCtxPopCurrent(&popped);
+	*out = ctx;
+	return CUDA_SUCCESS;
+}
+
+static void destroy(CUcontext ctx)
+{
+	CUresult r;
+
+	/* Destroying flushes the context's printf buffer: nobody is left
+	 * to read it. */
+	cu_devout_discard(true);
+	r = vd.cuCtxDestroy(ctx);
+	cu_devout_discard(false);
+	/* A poisoned context may report its error here as well. */
+	if (r && !cu_sticky(r))
+		log_warn("cuda: destroying a context: %s (%d)", vendor_err(r), (int)r);
+}
+
+/* The device most in need of a context, or -1; lock held. */
+static int neediest(void)
+{
+	int i, best = -1;
+
+	for (i = 0; i < pool.ndev; i++)
+		if (pool.nready[i] < pool.target &&
+		    (best < 0 || pool.nready[i] < pool.nready[best]))
+			best = i;
+	return best;
+}
+
+static void *keeper(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		struct retire *t;
+		int i;
+
+		while (!pool.stop && !pool.retire && neediest() < 0)
+			pthread_cond_wait(&pool.cond, &pool.lock);
+		/* Destroying first: it gives memory back for the next one. */
+		if ((t = pool.retire)) {
+			pool.retire = t->next;
+			pthread_mutex_unlock(&pool.lock);
+			destroy(t->ctx);
+			free(t);
+			pthread_mutex_lock(&pool.lock);
+			continue;
+		}
+		if (pool.stop)
+			break;
+		i = neediest();
+		pthread_mutex_unlock(&pool.lock);
+		{
+			CUcontext ctx;
+			CUresult r = create(i, &ctx);
+
+			pthread_mutex_lock(&pool.lock);
+			if (r) {
+				log_err("cuda: device %d: refilling the context pool: %s (%d); "
+					"clients will wait for a context to be made",
+					i, vendor_err(r), (int)r);
+				/* Do not spin on a device that cannot make one:
+				 * the next take makes its own. */
+				pool.target = pool.nready[i];
+				continue;
+			}
+			if (pool.stop || pool.nready[i] >= POOL_MAX) {
+				pthread_mutex_unlock(&pool.lock);
+				destroy(ctx);
+				pthread_mutex_lock(&pool.lock);
+				continue;
+			}
+			pool.ready[i][pool.nready[i]++] = ctx;
+		}
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+int ctxpool_init(int ndev, const CUdevice *devs, unsigned int n, char *err,
+		 size_t errlen)
+{
+	int i;
+	unsigned int k;
+
+	if (n > POOL_MAX)
+		n = POOL_MAX;
+	pool.ndev = ndev;
+	pool.target = n;
+	for (i = 0; i < ndev; i++)
+		pool.dev[i] = devs[i];
+	for (i = 0; i < ndev; i++) {
+		for (k = 0; k < n; k++) {
+			CUresult r = create(i, &pool.ready[i][k]);
+
+			if (r) {
+				snprintf(err, errlen, "device %d: creating context %u of the pool: %s",
+					 i, k + 1, vendor_err(r));
+				return -EIO;
+			}
+			pool.nready[i]++;
+		}
+	}
+	if (pthread_create(&pool.thread, NULL, keeper, NULL)) {
+		snprintf(err, errlen, "cannot start the context keeper thread");
+		return -EAGAIN;
+	}
+	pool.started = true;
+	return 0;
+}
+
+void ctxpool_fini(void)
+{
+	int i;
+
+	pthread_mutex_lock(&pool.lock);
+	pool.stop = true;
+	pthread_cond_broadcast(&pool.cond);
+	pthread_mutex_unlock(&pool.lock);
+	if (pool.started)
+		pthread_join(pool.thread, NULL);
+	pool.started = false;
+	while (pool.retire) {
+		struct retire *t = pool.retire;
+
+		pool.retire = t->next;
+		destroy(t->ctx);
+		free(t);
+	}
+	for (i = 0; i < pool.ndev; i++)
+		while (pool.nready[i])
+			destroy(pool.ready[i][--pool.nready[i]]);
+}
+
+struct cu_gctx *gctx_new(int dev, bool shared)
+{
+	struct cu_gctx *g;
+	CUcontext ctx = NULL;
+	CUresult r;
+
+	if (dev < 0 || dev >= pool.ndev)
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	pthread_mutex_lock(&pool.lock);
+	if (pool.nready[dev])
+		ctx = pool.ready[dev][--pool.nready[dev]];
+	pthread_cond_signal(&pool.cond);	/* refill */
+	pthread_mutex_unlock(&pool.lock);
+	if (!ctx) {
+		uint64_t t0 = axond_now_ns();
+
+		r = create(dev, &ctx);
+		if (r) {
+			log_err("cuda: device %d: creating a context: %s (%d)", dev,
+				vendor_err(r), (int)r);
+			free(g);
+			return NULL;
+		}
+		log_warn("cuda: device %d: the context pool was empty; made one in %.0f ms "
+			 "(a larger --context-pool avoids the wait)", dev,
+			 (double)(axond_now_ns() - t0) / 1e6);
+	}
+	g->ctx = ctx;
+	g->dev = dev;
+	g->shared = shared;
+	atomic_init(&g->refs, 1);
+	return g;
+}
+
+void gctx_put(struct cu_gctx *g)
+{
+	struct retire *t;
+
+	if (!g || atomic_fetch_sub(&g->refs, 1) != 1)
+		return;
+	/* Its events go with the context. */
+	free(g->evpool);
+	t = malloc(sizeof(*t));
+	if (!t) {
+		destroy(g->ctx);	/* rare: do it here */
+	} else {
+		t->ctx = g->ctx;
+		pthread_mutex_lock(&pool.lock);
+		t->next = pool.retire;
+		pool.retire = t;
+		pthread_cond_signal(&pool.cond);
+		pthread_mutex_unlock(&pool.lock);
+	}
+	free(g);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Routing the driver's printf output to clients (see devout.h).
+ *
+ * stdio: axond's stdout becomes an unbuffered fopencookie stream. glibc
+ * calls its write function on the thread that writes, inside the driver
+ * call that flushed, so the bytes go to that thread's sink (a thread-local
+ * client pointer the executor and the dispatcher set before each driver
+ * call made for a client): exact attribution, no system call. Set before
+ * the driver is opened, in case it keeps the FILE pointer.
+ *
+ * fd 1: if the driver wrote to file descriptor 1 directly instead, the
+ * bytes would land in a pipe that replaces fd 1 (non-blocking, so a full
+ * pipe can never stall a driver call), read after the calls that flush for
+ * a client (cu_devout_collect). Attribution is then exact as long as no
+ * other thread flushes another client's output at the same moment.
+ *
+ * Output of no client (axond's own, a sink of NULL) goes to the original
+ * stdout, kept as real_fd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../axond.h"
+#include "../devout.h"
+#include "devout.h"
+
+static __thread struct client *sink;
+static __thread bool discard;
+static int real_fd = 1;
+static int pipe_rd = -1;
+static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void deliver(const char *buf, size_t len)
+{
+	if (discard)
+		return;
+	if (sink) {
+		devout_append(sink, buf, len);
+		return;
+	}
+	while (len) {
+		ssize_t n = write(real_fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
+{
+	(void)cookie;
+	deliver(buf, len);
+	return (ssize_t)len;
+}
+
+int cu_devout_init(char *err, size_t errlen)
+{
+	cookie_io_functions_t io = { .write = cookie_write };
+	int p[2];
+	FILE *f;
+
+	fflush(stdout);
+	real_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (real_fd < 0) {
+		snprintf(err, errlen, "device output: dup of stdout: %s", strerror(errno));
+		real_fd = 1;
+		return -errno;
+	}
+	f = fopencookie(NULL, "w", io);
+	if (!f) {
+		snprintf(err, errlen, "device output: fopencookie failed");
+		return -ENOMEM;
+	}
+	/* Unbuffered: each write reaches cookie_write within the call that
+	 * made it, on that thread. */
+	setvbuf(f, NULL, _IONBF, 0);
+	stdout = f;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
+		if (dup2(p[1], 1) == 1) {
+			pipe_rd = p[0];
+		} else {
+			close(p[0]);
+		}
+		close(p[1]);
+		/* fd 1 itself must not block a driver call: the pipe's write
+		 * end is non-blocking (set above, shared by the dup). */
+	}
+	return 0;
+}
+
+void cu_devout_sink(struct client *c)
+{
+	sink = c;
+}
+
+void cu_devout_discard(bool on)
+{
+	discard = on;
+}
+
+void cu_devout_collect(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (pipe_rd < 0)
+		return;
+	pthread_mutex_lock(&collect_lock);
+	while ((n = read(pipe_rd, buf, sizeof(buf))) > 0)
+		deliver(buf, (size_t)n);
+	pthread_mutex_unlock(&collect_lock);
+}
+
+bool cu_image_may_print(const void *image, size_t len)
+{
+	const unsigned char *p = image;
+
+	/* An ELF (cubin) or PTX text names what it calls in plain text; a
+	 * fatbin may hold them compressed: assume it prints. */
+	if (len >= 4 && !(p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') &&
+	    memchr(image, 0, len < 256 ? len : 256))
+		return true;	/* binary, not ELF: a fatbin */
+	return memmem(image, len, "vprintf", 7) || memmem(image, len, "__assertfail", 12);
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * AXON_OP_DEVOUT_READ: the shim fetches the device output (kernel printf)
+ * the daemon holds for it (../devout.c) into a data-area buffer.
+ */
+#include <cuda.h>
+#include "ops.h"
+#include "../devout.h"
+
+enum op_status op_devout_read(struct op_ctx *o)
+{
+	const struct axon_sqe *sqe = o->sqe;
+	void *dst = data_range(o->c, sqe->obj.data_off, sqe->obj.data_len);
+	size_t left;
+
+	if (!dst || !sqe->obj.data_len) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	o->aux[0] = devout_take(o->c, dst, sqe->obj.data_len, &left);
+	o->aux[1] = left;
+	return OP_COMPLETE;
+}
