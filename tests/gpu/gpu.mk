@@ -93,10 +93,18 @@ endif
 
 TEST_PROGS	+= $(BUILD)/tests/unit-isocheck $(BUILD)/tests/gpucheck-sim
 
+# drv-launch's kernels (clusters, 100 KiB of shared memory): sm_90 only,
+# beside the program, which loads them from there.
+GPU_LAUNCH_CUBIN := $(GPU_OUT)/launch-kernels.cubin
+$(GPU_LAUNCH_CUBIN): $(GPU_DIR)/launch-kernels.cu
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
+	$(Q)$(NVCC) -cubin -arch=sm_90 -O2 -o $@ $<
+
 .PHONY: gpu-progs gpucheck
 gpu-progs: $(BUILD)/bin/axond $(SHIM_LIB) $(AXONCTL) $(GPU_ISOCHECK) $(GPU_DRV_PROGS)
 ifeq ($(GPU_HAVE_NVCC),1)
-gpu-progs: $(GPU_RT_PROGS) $(SIM_KDATA_FILES) $(CUDART_RT_PROGS)
+gpu-progs: $(GPU_RT_PROGS) $(SIM_KDATA_FILES) $(CUDART_RT_PROGS) $(GPU_LAUNCH_CUBIN)
 endif
 
 gpucheck:
