@@ -188,6 +188,9 @@ struct client {
 	void *backend_priv;
 	struct devout *devout;	/* device output not fetched yet (devout.c) */
 	unsigned int ntracers;	/* tracers following this client */
+	/* Shared host regions and descriptors sent for them (ops/hostmem.c;
+	 * dispatcher only), NULL until the first. */
+	struct hostmem_table *hostmem;
 	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
 	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
 	/* Work held back behind host functions, in issue order

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include "axond.h"
 
+struct hostmem;
+
 enum work_type {
 	WORK_ADVANCE,		/* failed at validation: only keeps order */
 	WORK_HTOD,
@@ -71,7 +73,12 @@ struct work {
 	 */
 	struct graph *capture;
 	union {
-		struct { uint64_t dst, src, len; } copy;  /* data offsets for host side */
+		struct {
+			uint64_t dst, src, len;	/* data offsets for host side */
+			/* The host side in the daemon: a data-area range or a
+			 * shared host region's mapping (ops/copy.c). */
+			unsigned char *host;
+		} copy;
 		struct {
 			uint64_t dst, width, height, pitch;
 			uint32_t value, elem_size;
@@ -153,6 +160,16 @@ struct backend {
 			uint64_t len, struct vmm_phys *p, uint64_t off);
 	void (*phys_unmap)(struct axond *d, struct client *c, uint64_t addr,
 			   uint64_t len, struct vmm_phys *p);
+	/*
+	 * Optional: make a shared host region (ops/hostmem.h) usable by the
+	 * device. Finishes with hostmem_register_done(d, h, w, res), now or
+	 * later on any thread, having set h->devptr and h->backend_priv.
+	 * Without it the daemon's mapping is used as is.
+	 */
+	void (*hostmem_register)(struct axond *d, struct hostmem *h, struct work *w);
+	/* Undo it (waiting for one in progress); the dispatcher, once no
+	 * work can use the region. Only for regions with backend_priv. */
+	void (*hostmem_unregister)(struct axond *d, struct hostmem *h);
 	/* Queue stream-ordered work; never fails (errors land in w->res). */
 	void (*submit)(struct axond *d, struct work *w);
 	/*

@@ -23,6 +23,7 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "ops/hostmem.h"
 #include "devout.h"
 #include "ops/ops.h"
 #include "graph.h"
@@ -267,6 +268,7 @@ void client_free(struct client *c)
 	rangemap_destroy(&c->pending_free, NULL, NULL);
 	pthread_mutex_destroy(&c->alloc_lock);
 	pthread_mutex_destroy(&c->err_lock);
+	hostmem_client_fini(d, c);	/* before the backend's client state */
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
 	devout_free(c);

@@ -25,6 +25,7 @@
 #include "axond.h"
 #include "backend.h"
 #include "ops/ops.h"
+#include "ops/hostmem.h"
 
 static void usage(FILE *f)
 {
@@ -268,12 +269,12 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 			drain_fd(c->doorbell_fd);
 	} else {
 		struct client *c = (struct client *)(uintptr_t)tag;
-		char b;
 
-		/* Clients never send after the hello: readable means gone
-		 * (or misbehaving, which ends the same way). */
+		/* After the hello clients send only descriptors of shared
+		 * host memory (ops/hostmem.c); anything else, or a hang-up,
+		 * means gone (or misbehaving, which ends the same way). */
 		if (!c->dead && (ev->events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR) ||
-				 recv(c->sock_fd, &b, 1, MSG_DONTWAIT) >= 0))
+				 hostmem_sock_readable(d, c) < 0))
 			client_disconnect(d, c);
 	}
 }

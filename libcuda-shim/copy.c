@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * Copies and memsets. Pageable host memory crosses through the data area
- * in chunks, so a copy of any size streams: host-to-device chunks are
- * staged and queued (deferred) while the device drains earlier ones;
- * device-to-host chunks are read back one completion at a time. Synchronous
- * forms then wait on the stream, as CUDA's do.
+ * Copies and memsets.
+ *
+ * A copy whose host side lies entirely inside pinned memory shared with the
+ * daemon (hostmem.c) is one deferred SQE with AXON_COPY_F_HOSTMEM: the
+ * daemon reads or writes the memory in place, the device DMAs it, and
+ * asynchronous forms are truly asynchronous (the caller must leave the
+ * buffer alone until the stream passes the copy, as with CUDA).
+ *
+ * Any other host memory (pageable, registered with cuMemHostRegister, or
+ * straddling a region's end) crosses through the data area in chunks, so a
+ * copy of any size streams: host-to-device chunks are staged and queued
+ * (deferred) while the device drains earlier ones, up to the whole data
+ * area in flight; device-to-host chunks are double-buffered: the next
+ * chunk's copy into the data area runs while this process copies the
+ * previous one out. Synchronous forms then wait on the stream, as CUDA's
+ * do.
  */
 #include <string.h>
 
@@ -16,6 +27,29 @@ static uint64_t chunk_size(void)
 	uint64_t c = shim_data_max() / 4;
 
 	return c > (16ULL << 20) ? (16ULL << 20) : c;
+}
+
+/* Device-to-host chunks in flight at once (each holds a data-area chunk
+ * until this process has copied it out, so at most half the area). */
+#define DTOH_DEPTH 2
+
+/* One deferred copy naming pinned memory shared with the daemon. */
+static CUresult shared_copy(unsigned int op, uint64_t dst, uint64_t src, uint64_t len,
+			    uint64_t stream)
+{
+	struct axon_sqe *sqe;
+
+	shim_lock();
+	sqe = shim_sqe();
+	if (sqe) {
+		axon_prep_copy(sqe, op, stream, dst, src, len);
+		sqe->copy.host_flags = AXON_COPY_F_HOSTMEM;
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim_stream_next(stream);
+		shim_flush();
+	}
+	shim_unlock();
+	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
 }
 
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
@@ -30,6 +64,9 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 	r = shim_capture_check_stream(stream);
 	if (r)
 		return r;
+	if (len && shim_hostmem_shared(src, len))
+		return shared_copy(AXON_OP_MEMCPY_HTOD, dst, (uint64_t)(uintptr_t)src, len,
+				   stream);
 	shim_lock();
 	while (done < len || !len) {
 		uint64_t n = len - done < chunk ? len - done : chunk;
@@ -48,46 +85,98 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		shim_data_release(id, DATA_AFTER_STREAM, shim_slot(stream),
 				  shim_stream_next(stream));
 		done += n;
+		/* Publish each chunk at once, so the daemon starts on it
+		 * while the next one is staged. */
+		shim_flush();
 		if (!len)
 			break;
 	}
-	shim_flush();
 	shim_unlock();
 	return CUDA_SUCCESS;
 }
 
-static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream)
+/* A staged device-to-host chunk in flight. */
+struct dtoh_chunk {
+	struct shim_waiter w;
+	uint64_t id, off, at, n;
+};
+
+static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64_t stream)
 {
-	unsigned char *p = dst;
-	uint64_t done = 0, chunk = chunk_size();
+	struct dtoh_chunk q[DTOH_DEPTH];
+	uint64_t issued = 0, chunk = chunk_size();
+	unsigned int head = 0, busy = 0;
+	bool sent = false;
 	CUresult r = CUDA_SUCCESS;
+
+	shim_lock();
+	for (;;) {
+		struct dtoh_chunk *c;
+		CUresult cr;
+
+		/* Queue chunks until DTOH_DEPTH are in flight (a zero-length
+		 * copy is still one op: the daemon validates it). */
+		while (!r && busy < DTOH_DEPTH && (issued < len || (!len && !sent))) {
+			uint64_t n = len - issued < chunk ? len - issued : chunk;
+			struct axon_sqe *sqe;
+
+			c = &q[(head + busy) % DTOH_DEPTH];
+			c->off = shim_data_alloc(n ? n : 1, &c->id);
+			sqe = shim_sqe();
+			if (!sqe) {
+				shim_data_done(c->id);
+				r = CUDA_ERROR_DEVICE_UNAVAILABLE;
+				break;
+			}
+			memset(&c->w, 0, sizeof(c->w));
+			axon_prep_copy(sqe, AXON_OP_MEMCPY_DTOH, stream, c->off, src + issued, n);
+			sqe->user_data = (uint64_t)(uintptr_t)&c->w;
+			shim_stream_next(stream);
+			c->at = issued;
+			c->n = n;
+			issued += n;
+			busy++;
+			sent = true;
+		}
+		if (!busy)
+			break;
+		/* The oldest: copy it out while the next one runs. */
+		c = &q[head];
+		cr = shim_wait(&c->w);
+		if (!r && cr)
+			r = cr;
+		else if (!r)
+			memcpy(p + c->at, shim.ring.data + c->off, c->n);
+		shim_data_done(c->id);
+		head = (head + 1) % DTOH_DEPTH;
+		busy--;
+	}
+	shim_unlock();
+	return r;
+}
+
+/*
+ * Device to host. Into shared pinned memory: one deferred copy, waited for
+ * unless async. Into anything else: synchronous, as CUDA is for pageable
+ * memory whatever the form.
+ */
+static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream, bool async)
+{
+	CUresult r;
 
 	if (len && !dst)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_capture_check_stream(stream);	/* as htod */
 	if (r)
 		return r;
-	shim_lock();
-	do {
-		struct shim_waiter w = { 0 };
-		uint64_t n = len - done < chunk ? len - done : chunk;
-		uint64_t id, off = shim_data_alloc(n ? n : 1, &id);
-		struct axon_sqe *sqe = shim_sqe();
-
-		if (!sqe) {
-			shim_data_done(id);
-			r = CUDA_ERROR_DEVICE_UNAVAILABLE;
-			break;
-		}
-		axon_prep_copy(sqe, AXON_OP_MEMCPY_DTOH, stream, off, src + done, n);
-		shim_stream_next(stream);
-		r = shim_sync_op(sqe, &w);
-		if (!r)
-			memcpy(p + done, shim.ring.data + off, n);
-		shim_data_done(id);
-		done += n;
-	} while (!r && done < len);
-	shim_unlock();
+	if (len && shim_hostmem_shared(dst, len)) {
+		r = shared_copy(AXON_OP_MEMCPY_DTOH, (uint64_t)(uintptr_t)dst, src, len, stream);
+		if (r || async)
+			return r;
+		r = shim_stream_sync(stream);
+	} else {
+		r = dtoh_staged(dst, src, len, stream);
+	}
 	/* A blocking copy flushes the device's printf output, as CUDA's. */
 	shim_devout_drain();
 	return r;
@@ -133,7 +222,7 @@ SHIM_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 	uint64_t h;
 	CUresult r = sync_stream(&h);
 
-	return r ? r : dtoh(dst, src, n, h);
+	return r ? r : dtoh(dst, src, n, h, false);
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
@@ -154,13 +243,14 @@ SHIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size
 	return r ? r : htod(dst, src, n, h);
 }
 
-/* Pageable destination: CUDA completes these before returning too. */
+/* Asynchronous into shared pinned memory; a pageable destination is
+ * complete before this returns, as with CUDA. */
 SHIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);
 
-	return r ? r : dtoh(dst, src, n, h);
+	return r ? r : dtoh(dst, src, n, h, true);
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
@@ -193,7 +283,7 @@ static CUresult memcpy_any(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream 
 	else if (is_device(dst))
 		r = htod(dst, (const void *)(uintptr_t)src, n, h);
 	else if (is_device(src))
-		return dtoh((void *)(uintptr_t)dst, src, n, h);
+		return dtoh((void *)(uintptr_t)dst, src, n, h, !sync);
 	else {
 		memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
 		return CUDA_SUCCESS;

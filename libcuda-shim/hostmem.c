@@ -1,20 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * "Page-locked" host memory: cuMemHostAlloc, cuMemAllocHost, cuMemFreeHost,
- * cuMemHostGetFlags, cuMemHostRegister, cuMemHostUnregister (cudart's
- * cudaMallocHost, cudaHostAlloc, cudaFreeHost, cudaHostRegister).
+ * Page-locked host memory: cuMemHostAlloc, cuMemAllocHost, cuMemFreeHost,
+ * cuMemHostGetFlags, cuMemHostGetDevicePointer, cuMemHostRegister,
+ * cuMemHostUnregister (cudart's cudaMallocHost, cudaHostAlloc,
+ * cudaFreeHost, cudaHostGetDevicePointer, cudaHostRegister), and the
+ * pointer attributes of host memory.
  *
- * Pinning exists so the GPU can DMA from host memory. Here the GPU never
- * touches this process's memory: every copy is staged through the shared
- * data area, whatever the host buffer is. So pinned memory is ordinary,
- * page-aligned memory that the shim remembers (to free it, report its flags
- * and refuse to free strangers), and registering a range only records it.
- * What cannot be honoured is a device mapping of host memory
- * (CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTREGISTER_DEVICEMAP, IOMEMORY):
- * CUDA_ERROR_NOT_SUPPORTED.
+ * Pinning exists so the GPU can DMA from host memory, and the GPU belongs
+ * to the daemon. So an allocation is a memfd shared with it: the shim maps
+ * it, sends the descriptor over its socket (struct axon_hostmem_fd) and
+ * registers it (AXON_OP_HOSTMEM_REGISTER); the daemon maps it too and pins
+ * it for the device. Copies whose host side lies inside one such region
+ * are sent with AXON_COPY_F_HOSTMEM and done from/to the daemon's mapping
+ * with no staging (copy.c). The region is MADV_DONTFORK, as the driver
+ * makes its pinned memory: a forked child does not inherit it, so it can
+ * never write into the parent's buffers through a shared mapping.
+ *
+ * Where memory cannot be shared (the /dev/axon transport has no socket to
+ * pass a descriptor on, and the module offers no other way), or the daemon
+ * refuses it, an allocation is ordinary page-aligned memory the shim
+ * remembers, and copies are staged through the data area as for pageable
+ * memory; DEVICEMAP then answers NOT_SUPPORTED.
+ *
+ * cuMemHostRegister of memory the application already has cannot be
+ * shared: the daemon cannot map another process's anonymous memory. It
+ * records the range (to answer flags and refuse double registration) and
+ * copies from it are staged. DEVICEMAP and IOMEMORY registrations answer
+ * NOT_SUPPORTED.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -22,13 +41,26 @@
 struct host_range {
 	char *base;
 	size_t len;
+	size_t map_len;		/* shared: bytes mapped */
 	unsigned int flags;
 	bool allocated;		/* ours to free; else registered */
+	bool shared;		/* a memfd the daemon maps too */
+	uint64_t devptr;	/* shared: the device's address of base */
 };
 
+/* Protects the table. Taken before shim.lock, never inside it. */
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct host_range *ranges;
 static size_t nranges, cap;
+static uint64_t next_cookie;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static size_t page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
 
 /* The range starting at p (exact) or, if !exact, containing p. */
 static struct host_range *find(const void *p, bool exact)
@@ -55,23 +87,26 @@ static bool overlaps(const char *p, size_t len)
 	return false;
 }
 
-static int add(void *p, size_t len, unsigned int flags, bool allocated)
+static struct host_range *add(void *p, size_t len, unsigned int flags, bool allocated)
 {
+	struct host_range *r;
+
 	if (nranges == cap) {
 		size_t n = cap ? cap * 2 : 16;
 		struct host_range *nr = realloc(ranges, n * sizeof(*nr));
 
 		if (!nr)
-			return -1;
+			return NULL;
 		ranges = nr;
 		cap = n;
 	}
-	ranges[nranges].base = p;
-	ranges[nranges].len = len;
-	ranges[nranges].flags = flags;
-	ranges[nranges].allocated = allocated;
-	nranges++;
-	return 0;
+	r = &ranges[nranges++];
+	memset(r, 0, sizeof(*r));
+	r->base = p;
+	r->len = len;
+	r->flags = flags;
+	r->allocated = allocated;
+	return r;
 }
 
 static void drop(struct host_range *r)
@@ -79,12 +114,189 @@ static void drop(struct host_range *r)
 	*r = ranges[--nranges];
 }
 
+/*
+ * A forked child has none of the shared regions (MADV_DONTFORK) and is a
+ * new client of the daemon: forget them, keep the rest (ordinary memory is
+ * inherited). Runs in the child only, single-threaded.
+ */
+static void child_forgets_shared(void)
+{
+	size_t i = 0;
+
+	while (i < nranges) {
+		if (ranges[i].shared)
+			drop(&ranges[i]);
+		else
+			i++;
+	}
+	pthread_mutex_init(&host_lock, NULL);
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&host_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&host_lock);
+}
+
+static void install_atfork(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, child_forgets_shared);
+}
+
+bool shim_hostmem_shared(const void *p, size_t len)
+{
+	const char *c = p;
+	bool ok = false;
+	size_t i;
+
+	pthread_mutex_lock(&host_lock);
+	for (i = 0; i < nranges && !ok; i++)
+		ok = ranges[i].shared && c >= ranges[i].base &&
+		     len <= ranges[i].len && (size_t)(c - ranges[i].base) <= ranges[i].len - len;
+	pthread_mutex_unlock(&host_lock);
+	return ok;
+}
+
+/* Hands the daemon the descriptor: one message with SCM_RIGHTS. */
+static int send_fd(int fd, uint64_t cookie)
+{
+	struct axon_hostmem_fd m = {
+		.magic = AXON_MAGIC, .kind = AXON_HOSTMEM_FD_KIND, .cookie = cookie,
+	};
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	do {
+		n = sendmsg(shim.ring.sock_fd, &msg, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+/* The daemon drops the region (after work queued before). Lock held. */
+static void unregister_locked(const void *base, bool deferred)
+{
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe = shim_sqe();
+
+	if (!sqe)
+		return;
+	axon_prep_obj(sqe, AXON_OP_HOSTMEM_UNREGISTER, 0, (uint64_t)(uintptr_t)base, 0);
+	if (deferred) {
+		sqe->flags = AXON_SQE_F_DEFERRED;
+		shim_flush();
+	} else {
+		(void)shim_sync_op(sqe, &w);
+	}
+}
+
+/*
+ * Maps len bytes of a new memfd and registers it with the daemon. Returns
+ * CUDA_ERROR_NOT_SUPPORTED when sharing is impossible here (the caller
+ * falls back to ordinary memory), another error when memory ran out.
+ */
+static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t *map_out,
+			     uint64_t *devptr)
+{
+	const size_t page = page_size();
+	struct axon_hostmem_info info;
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	uint64_t cookie, id, off;
+	size_t map_len;
+	CUresult r;
+	void *p;
+	int fd;
+
+	if (shim.ring.transport != AXON_TRANSPORT_UNIX || shim.ring.sock_fd < 0)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (len > SIZE_MAX - page)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	map_len = (len + page - 1) & ~(page - 1);
+	fd = memfd_create("axon-pinned", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	/* Commit the pages now, in this process: running out shows here, not
+	 * as a SIGBUS later, and they are charged to our memory cgroup. */
+	if (ftruncate(fd, (off_t)map_len) < 0 || fallocate(fd, 0, 0, (off_t)map_len) < 0) {
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	/* The daemon maps it: it must not be able to shrink under it. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	madvise(p, map_len, MADV_DONTFORK);
+
+	shim_lock();
+	cookie = ++next_cookie;
+	if (send_fd(fd, cookie)) {
+		shim_unlock();
+		close(fd);
+		munmap(p, map_len);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	close(fd);
+	off = shim_data_alloc(sizeof(info), &id);
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_data_done(id);
+		shim_unlock();
+		munmap(p, map_len);
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	axon_prep_obj(sqe, AXON_OP_HOSTMEM_REGISTER, cookie, (uint64_t)(uintptr_t)p, len);
+	sqe->obj.arg2 = flags;
+	sqe->obj.data_off = (uint32_t)off;
+	sqe->obj.data_len = sizeof(info);
+	r = shim_sync_op(sqe, &w);
+	memcpy(&info, shim.ring.data + off, sizeof(info));
+	shim_data_done(id);
+	if (r) {
+		/* It may be in the daemon's table (a failed registration with
+		 * the device): take it out before the address is reused. */
+		unregister_locked(p, false);
+		shim_unlock();
+		munmap(p, map_len);
+		return r == CUDA_ERROR_DEVICE_UNAVAILABLE ? r : CUDA_ERROR_NOT_SUPPORTED;
+	}
+	shim_unlock();
+	*out = p;
+	*map_out = map_len;
+	*devptr = info.devptr;
+	return CUDA_SUCCESS;
+}
+
 SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 {
 	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
 				   CU_MEMHOSTALLOC_WRITECOMBINED;
-	long page = sysconf(_SC_PAGESIZE);
+	struct host_range *hr;
 	struct shim_ctx *sc;
+	uint64_t devptr = 0;
+	size_t map_len = 0;
+	bool shared;
 	void *p = NULL;
 	CUresult r;
 
@@ -93,19 +305,37 @@ SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int fla
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
-	if (flags & CU_MEMHOSTALLOC_DEVICEMAP)
-		return CUDA_ERROR_NOT_SUPPORTED;	/* the device cannot reach it */
-	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytesize))
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_once(&atfork_once, install_atfork);
+	r = shared_alloc(bytesize, flags, &p, &map_len, &devptr);
+	shared = r == CUDA_SUCCESS;
+	if (r == CUDA_ERROR_NOT_SUPPORTED) {
+		if (flags & CU_MEMHOSTALLOC_DEVICEMAP)
+			return CUDA_ERROR_NOT_SUPPORTED;	/* the device cannot reach it */
+		if (posix_memalign(&p, page_size(), bytesize))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+	} else if (r) {
+		return r;
+	}
 	pthread_mutex_lock(&host_lock);
-	if (add(p, bytesize, flags, true)) {
-		pthread_mutex_unlock(&host_lock);
-		free(p);
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	hr = add(p, bytesize, flags, true);
+	if (hr) {
+		hr->shared = shared;
+		hr->map_len = map_len;
+		hr->devptr = devptr;
 	}
 	pthread_mutex_unlock(&host_lock);
+	if (!hr) {
+		if (shared) {
+			shim_lock();
+			unregister_locked(p, true);
+			shim_unlock();
+			munmap(p, map_len);
+		} else {
+			free(p);
+		}
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	*pp = p;
-	SHIM_LOCAL();
 	return CUDA_SUCCESS;
 }
 
@@ -119,21 +349,36 @@ SHIM_EXPORT CUresult cuMemAllocHost(void **pp, unsigned int bytesize)
 	return cuMemHostAlloc(pp, bytesize, 0);
 }
 
+/*
+ * CUDA's cuMemFreeHost waits for work using the memory. Here the daemon
+ * keeps its own mapping until the work queued before the unregistration is
+ * done, so this returns at once and copies still in flight land in memory
+ * nobody else can see.
+ */
 SHIM_EXPORT CUresult cuMemFreeHost(void *p)
 {
 	struct host_range *r;
-	void *base = NULL;
+	struct host_range copy = { 0 };
 
 	pthread_mutex_lock(&host_lock);
 	r = find(p, true);
 	if (r && r->allocated) {
-		base = r->base;
+		copy = *r;
 		drop(r);
 	}
 	pthread_mutex_unlock(&host_lock);
-	if (!base)
+	if (!copy.base)
 		return CUDA_ERROR_INVALID_VALUE;
-	free(base);
+	if (copy.shared) {
+		shim_lock();
+		/* After a fork the child has no connection and no region. */
+		if (shim.connected)
+			unregister_locked(copy.base, true);
+		shim_unlock();
+		munmap(copy.base, copy.map_len);
+	} else {
+		free(copy.base);
+	}
 	SHIM_LOCAL();
 	return CUDA_SUCCESS;
 }
@@ -153,6 +398,84 @@ SHIM_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 	return r ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* Every shared region has a device address (all pinned memory is mapped
+ * under unified addressing); staged memory has none. */
+SHIM_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int flags)
+{
+	struct host_range *r;
+	CUresult res = CUDA_ERROR_INVALID_VALUE;
+
+	if (!pdptr || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&host_lock);
+	r = find(p, false);
+	if (r && r->shared && r->devptr) {
+		*pdptr = r->devptr + (uint64_t)((char *)p - r->base);
+		res = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&host_lock);
+	SHIM_LOCAL();
+	return res;
+}
+
+CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+	const char *p = (const char *)(uintptr_t)ptr;
+	struct host_range *r, hr;
+	struct shim_ctx *sc;
+
+	pthread_mutex_lock(&host_lock);
+	r = find(p, false);
+	if (r)
+		hr = *r;
+	pthread_mutex_unlock(&host_lock);
+	if (!r)
+		return CUDA_ERROR_INVALID_VALUE;
+	sc = shim_current_ctx();
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		*(CUcontext *)data = sc ? (CUcontext)(uintptr_t)sc->handle : NULL;
+		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)data = CU_MEMORYTYPE_HOST;
+		break;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		*(void **)data = (void *)p;
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		if (!hr.shared || !hr.devptr)
+			return CUDA_ERROR_INVALID_VALUE;
+		*(CUdeviceptr *)data = hr.devptr + (uint64_t)(p - hr.base);
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		*(int *)data = hr.shared && hr.devptr;
+		break;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		*(int *)data = 0;
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		*(int *)data = sc ? sc->device : 0;
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		*(CUdeviceptr *)data = (CUdeviceptr)(uintptr_t)hr.base;
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		*(size_t *)data = hr.len;
+		break;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		*(unsigned long long *)data = (unsigned long long)(uintptr_t)hr.base;
+		break;
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		*(int *)data = 1;
+		break;
+	default:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
+}
+
 SHIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags)
 {
 	const unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
@@ -170,7 +493,7 @@ SHIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int
 	pthread_mutex_lock(&host_lock);
 	if (overlaps(p, bytesize))
 		r = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-	else if (add(p, bytesize, flags, false))
+	else if (!add(p, bytesize, flags, false))
 		r = CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_unlock(&host_lock);
 	SHIM_LOCAL();

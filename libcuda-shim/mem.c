@@ -205,8 +205,8 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr p
 	if (!ret && !vmm)
 		shim_mempool_owns(base, &pool);
 	shim_unlock();
-	if (ret)
-		return CUDA_ERROR_INVALID_VALUE;
+	if (ret)	/* not device memory: maybe page-locked host memory */
+		return shim_hostmem_pointer_attr(data, attr, ptr);
 	sc = shim_current_ctx();
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:

@@ -130,6 +130,14 @@ void shim_data_release(uint64_t id, enum data_release kind, uint32_t slot,
 void shim_data_done(uint64_t id);
 uint64_t shim_data_max(void);
 
+/* hostmem.c */
+/* Whether [p, p + len) lies inside one region of pinned memory shared with
+ * the daemon (copies then name it directly). Takes its own lock: call
+ * without shim.lock. */
+bool shim_hostmem_shared(const void *p, size_t len);
+/* cuPointerGetAttribute for host memory the shim allocated or registered. */
+CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
+
 /* ctx.c */
 struct shim_ctx *shim_current_ctx(void);	/* NULL if none */
 CUresult shim_get_ctx(struct shim_ctx **out);	/* error if none */

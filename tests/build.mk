@@ -15,6 +15,7 @@ IT_DIR     := tests/integration
 IT_OBJDIR  := $(BUILD)/obj/$(IT_DIR)
 
 IT_CLIENTS      := vecadd streams bigcopy errors busy
+IT_CLIENTS      += pinned
 IT_CLIENTS      += mempool vmm
 IT_CLIENTS      += launchex hostfn
 IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
@@ -22,6 +23,7 @@ IT_CUCLIENT_OBJ := $(IT_OBJDIR)/cuclient.o
 
 IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl \
 		   regressions
+IT_TESTS        += pinned
 IT_TESTS        += mempool vmm
 IT_TESTS        += launchex hostfn
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)

@@ -45,6 +45,7 @@
 #include "devout.h"
 #include "cugraph.h"
 #include "vendor.h"
+#include "hostmem.h"
 #include "vmm.h"
 #include "launch.h"
 
@@ -390,16 +391,14 @@ static CUdeviceptr dev_ptr(uint64_t a)
 /* Enqueues the work asynchronously on its stream. */
 static CUresult issue(struct work *w, CUstream cs)
 {
-	struct client *c = w->client;
-
 	switch (w->type) {
 	case WORK_ADVANCE:
 		return (CUresult)w->res;
 	case WORK_HTOD:
-		return vd.cuMemcpyHtoDAsync(dev_ptr(w->copy.dst), c->data + w->copy.src,
+		return vd.cuMemcpyHtoDAsync(dev_ptr(w->copy.dst), w->copy.host,
 					    w->copy.len, cs);
 	case WORK_DTOH:
-		return vd.cuMemcpyDtoHAsync(c->data + w->copy.dst, dev_ptr(w->copy.src),
+		return vd.cuMemcpyDtoHAsync(w->copy.host, dev_ptr(w->copy.src),
 					    w->copy.len, cs);
 	case WORK_DTOD:
 		return vd.cuMemcpyDtoDAsync(dev_ptr(w->copy.dst), dev_ptr(w->copy.src),
@@ -913,6 +912,7 @@ static void cuda_fini(struct axond *d)
 	pthread_cond_broadcast(&cu.reg_cond);
 	pthread_mutex_unlock(&cu.reg_lock);
 	pthread_join(cu.reg_thread, NULL);
+	cuda_hostmem_fini();
 	for (i = 0; i < cu.ndev; i++) {
 		struct cu_dev *cd = &cu.dev[i];
 
@@ -1279,4 +1279,6 @@ const struct backend cuda_backend = {
 	.graph_fini = cuda_graph_fini,
 	.graph_exec_fini = cuda_graph_exec_fini,
 	.submit = cuda_submit,
+	.hostmem_register = cuda_hostmem_register,
+	.hostmem_unregister = cuda_hostmem_unregister,
 };

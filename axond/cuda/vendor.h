@@ -19,7 +19,7 @@
 	X(cuMemGetAllocationGranularity) X(cuMemAddressReserve)		\
 	X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) X(cuMemMap)	\
 	X(cuMemUnmap) X(cuMemSetAccess) X(cuMemHostRegister)		\
-	X(cuMemHostUnregister) X(cuModuleLoadData) X(cuModuleUnload)	\
+	X(cuMemHostUnregister) X(cuMemHostGetDevicePointer) X(cuModuleLoadData) X(cuModuleUnload)	\
 	X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetParamInfo) \
 	X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamCreate)	\
 	X(cuLaunchKernelEx) X(cuFuncSetAttribute) X(cuTensorMapEncodeTiled) \

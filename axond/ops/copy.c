@@ -1,35 +1,44 @@
 // SPDX-License-Identifier: MIT
 /*
- * Copies and memsets. The host side of a copy is always a range of the
- * client's data area (pageable host memory is staged there by the shim);
- * the device side must lie inside one live allocation of the client.
+ * Copies and memsets. The host side of a copy is a range of the client's
+ * data area (pageable host memory is staged there by the shim) or, with
+ * AXON_COPY_F_HOSTMEM, a range of one of the client's shared host regions
+ * (ops/hostmem.c), read or written in place; the device side must lie
+ * inside one live allocation of the client.
  */
 #include <cuda.h>
 #include "ops.h"
+#include "hostmem.h"
 
 enum op_status op_memcpy(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	uint64_t dst = o->sqe->copy.dst, src = o->sqe->copy.src;
-	uint64_t len = o->sqe->copy.len;
+	uint64_t len = o->sqe->copy.len, hflags = o->sqe->copy.host_flags;
+	unsigned char *host = NULL;
 	enum work_type type;
 	struct work *w;
 	bool ok;
 
-	if (o->sqe->copy.resv[0] || o->sqe->copy.resv[1]) {
+	if (o->sqe->copy.resv1 || (hflags & ~AXON_COPY_F_ALL) ||
+	    (hflags && o->sqe->opcode == AXON_OP_MEMCPY_DTOD)) {
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
+	/* The host side: a shared region of this client's own table (never
+	 * another client's), else the client's data area. */
 	switch (o->sqe->opcode) {
 	case AXON_OP_MEMCPY_HTOD:
 		type = WORK_HTOD;
-		ok = client_range_valid(c, dst, len) && data_range(c, src, len);
+		host = hflags ? hostmem_translate(c, src, len) : data_range(c, src, len);
+		ok = client_range_valid(c, dst, len) && host;
 		if (ok)
 			c->stats.bytes_htod += len;
 		break;
 	case AXON_OP_MEMCPY_DTOH:
 		type = WORK_DTOH;
-		ok = data_range(c, dst, len) && client_range_valid(c, src, len);
+		host = hflags ? hostmem_translate(c, dst, len) : data_range(c, dst, len);
+		ok = host && client_range_valid(c, src, len);
 		if (ok)
 			c->stats.bytes_dtoh += len;
 		break;
@@ -50,6 +59,7 @@ enum op_status op_memcpy(struct op_ctx *o)
 	w->copy.dst = dst;
 	w->copy.src = src;
 	w->copy.len = len;
+	w->copy.host = host;
 	return work_submit(o, w);
 }
 

@@ -81,6 +81,8 @@ enum op_status op_event_destroy(struct op_ctx *o);
 enum op_status op_event_record(struct op_ctx *o);
 enum op_status op_event_elapsed(struct op_ctx *o);
 enum op_status op_func_get_attr(struct op_ctx *o);
+enum op_status op_hostmem_register(struct op_ctx *o);
+enum op_status op_hostmem_unregister(struct op_ctx *o);
 enum op_status op_devout_read(struct op_ctx *o);
 enum op_status op_launch_ex(struct op_ctx *o);
 enum op_status op_func_set_attr(struct op_ctx *o);

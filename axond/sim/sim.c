@@ -175,10 +175,10 @@ int32_t sim_execute(struct work *w)
 	case WORK_ADVANCE:
 		return w->res;
 	case WORK_HTOD:
-		memcpy(host_ptr(c, w->copy.dst), c->data + w->copy.src, w->copy.len);
+		memcpy(host_ptr(c, w->copy.dst), w->copy.host, w->copy.len);
 		return 0;
 	case WORK_DTOH:
-		memcpy(c->data + w->copy.dst, host_ptr(c, w->copy.src), w->copy.len);
+		memcpy(w->copy.host, host_ptr(c, w->copy.src), w->copy.len);
 		return 0;
 	case WORK_DTOD:
 		memmove(host_ptr(c, w->copy.dst), host_ptr(c, w->copy.src), w->copy.len);

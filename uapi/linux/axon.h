@@ -224,12 +224,22 @@ struct axon_sqe {
 	__u64	stream;
 	union {
 		/* AXON_OP_MEMCPY_*: dst/src are device addresses or, for the
-		 * host side, a data-area offset */
+		 * host side, a data-area offset; with AXON_COPY_F_HOSTMEM in
+		 * host_flags (HTOD, DTOH only) the host side is instead an
+		 * address in the client inside one of its shared host regions
+		 * (AXON_OP_HOSTMEM_REGISTER), which the daemon reads or writes
+		 * directly */
 		struct {
 			__u64 dst;
 			__u64 src;
 			__u64 len;
-			__u64 resv[2];
+			union {
+				struct {
+					__u64 host_flags;
+					__u64 resv1;	/* must be zero */
+				};
+				__u64 resv[2];	/* the ABI 1.0 name */
+			};
 		} copy;
 		/* AXON_OP_MEMSET: count elements of elem_size (1, 2, 4)
 		 * bytes holding value, in rows of width elements, pitch
@@ -324,9 +334,14 @@ struct axon_cqe {
  * MEM_RELEASE      obj.handle a MEM handle: drop one reference; the memory
  *                  is freed once no reference and no mapping is left
  * MEM_GET_INFO     obj.arg0 device            -> aux0 free, aux1 total
- * MEMCPY_HTOD      copy.dst device, copy.src data offset, copy.len, stream
- * MEMCPY_DTOH      copy.dst data offset, copy.src device, copy.len, stream
+ * MEMCPY_HTOD      copy.dst device, copy.src data offset, copy.len, stream;
+ *                  copy.host_flags AXON_COPY_F_HOSTMEM: copy.src is a
+ *                  client address inside one of its shared host regions
+ * MEMCPY_DTOH      copy.dst data offset (or, with AXON_COPY_F_HOSTMEM, a
+ *                  client address in a shared host region), copy.src
+ *                  device, copy.len, stream
  * MEMCPY_DTOD      copy.dst, copy.src device, copy.len, stream
+ *                  (copy.host_flags 0)
  * MEMSET           memset.*, stream
  * MODULE_LOAD      obj.handle ctx, image at obj.data_off/data_len
  *                                             -> aux0 module
@@ -403,6 +418,42 @@ struct axon_cqe {
  * GRAPH_EXEC_DESTROY obj.handle graph exec
  * GRAPH_EXEC_UPDATE obj.handle graph exec, obj.arg0 graph of the same
  *                  topology                   -> aux0 CUgraphExecUpdateResult
+ * HOSTMEM_REGISTER obj.handle the cookie of a descriptor sent as struct
+ *                  axon_hostmem_fd, obj.arg0 client address (page-aligned)
+ *                  and obj.arg1 length of the region it is mapped at,
+ *                  obj.arg2 CU_MEMHOSTALLOC_* flags, a struct
+ *                  axon_hostmem_info at obj.data_off/data_len. The daemon
+ *                  maps the memfd and registers it with the device; the
+ *                  completion comes once copies and kernels (devptr) may
+ *                  use it. Unix transport only (kernel transport:
+ *                  NOT_SUPPORTED). Overlapping another region of the
+ *                  client: HOST_MEMORY_ALREADY_REGISTERED.
+ * HOSTMEM_UNREGISTER obj.arg0 the base of one of the client's regions;
+ *                  deferrable. The region cannot be named from then on;
+ *                  the daemon's mapping goes once work queued before it
+ *                  finished.
+ * CAPTURE_BEGIN    stream, obj.arg0 CUstreamCaptureMode (kept for the
+ *                  stats; the daemon always captures relaxed)
+ *                                             -> aux0 graph being captured
+ *                  The stream's later stream-ordered ops become the
+ *                  graph's nodes instead of running, and count as done at
+ *                  once; a stream that waits on an event recorded during
+ *                  the capture joins it. Not counted in the stream's
+ *                  sequence.
+ * CAPTURE_END      stream (the one CAPTURE_BEGIN named), obj.handle graph
+ *                                             -> res: 0, or why the capture
+ *                                                failed (the graph then only
+ *                                                serves GRAPH_DESTROY);
+ *                                                aux0 its number of nodes
+ *                  Completes once the daemon ended the capture; not counted.
+ * GRAPH_INSTANTIATE obj.handle graph, obj.arg0 CUgraphInstantiate_flags
+ *                                             -> aux0 graph exec
+ * GRAPH_LAUNCH     stream, obj.handle graph exec: stream-ordered, counted;
+ *                  done when every node of the graph is done
+ * GRAPH_DESTROY    obj.handle graph (not while it is being captured)
+ * GRAPH_EXEC_DESTROY obj.handle graph exec
+ * GRAPH_EXEC_UPDATE obj.handle graph exec, obj.arg0 graph of the same
+ *                  topology                   -> aux0 CUgraphExecUpdateResult
  *
  * Stream-ordered operations (MEMCPY_*, MEMSET, LAUNCH, EVENT_RECORD,
  * STREAM_WAIT_EVENT) each advance their stream's sequence by one, on both
@@ -459,6 +510,49 @@ enum axon_op {
 	AXON_OP_MEM_RELEASE,
 	AXON_OP_DEVOUT_READ,
 	AXON_OP_LAST
+};
+
+/* struct axon_sqe.copy.host_flags */
+#define AXON_COPY_F_HOSTMEM	(1ULL << 0)	/* host side in a shared region */
+#define AXON_COPY_F_ALL		AXON_COPY_F_HOSTMEM
+
+/**
+ * struct axon_hostmem_fd - the socket message that hands the daemon the
+ * memfd behind a shared host region (unix transport only), with the
+ * descriptor attached as SCM_RIGHTS; AXON_OP_HOSTMEM_REGISTER then names it
+ * by @cookie. Any other message on the socket after the hello ends the
+ * connection, as does holding more than AXON_HOSTMEM_MAX_PENDING unclaimed
+ * descriptors.
+ * @magic:	AXON_MAGIC
+ * @kind:	AXON_HOSTMEM_FD_KIND
+ * @cookie:	the client's non-zero name for the descriptor, unique among
+ *		its unclaimed ones
+ *
+ * The descriptor must be a memfd (MFD_ALLOW_SEALING) sealed against
+ * shrinking (F_SEAL_SHRINK), opened read-write, at least as large as the
+ * region rounded up to whole pages: the daemon maps it MAP_SHARED, so a
+ * client can neither make it SIGBUS nor pass any other file.
+ */
+struct axon_hostmem_fd {
+	__u32 magic;
+	__u32 kind;
+	__u64 cookie;
+};
+
+#define AXON_HOSTMEM_FD_KIND		1
+#define AXON_HOSTMEM_MAX_PENDING	64
+
+/**
+ * struct axon_hostmem_info - written by AXON_OP_HOSTMEM_REGISTER into the
+ * data-area buffer its SQE names, before its completion
+ * @devptr:	the address kernels use for the region's first byte (its
+ *		registered mapping in the daemon); every region has one, as
+ *		CUDA maps all pinned memory under unified addressing
+ * @resv:	zero
+ */
+struct axon_hostmem_info {
+	__u64 devptr;
+	__u64 resv[3];
 };
 
 /* Device addresses minted by clients are aligned to this. */

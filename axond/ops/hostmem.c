@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * AXON_OP_HOSTMEM_REGISTER / AXON_OP_HOSTMEM_UNREGISTER: pinned host memory
+ * shared between a client and the daemon.
+ *
+ * The client makes a memfd, maps it, and sends it over its socket as a
+ * struct axon_hostmem_fd message (SCM_RIGHTS); REGISTER then names it by
+ * cookie, with the client address it is mapped at. The daemon checks that
+ * the descriptor is a sealed memfd it can map read-write (so the client can
+ * pass no other file and cannot shrink it into a SIGBUS), maps it, records
+ * [base, base + len) -> mapping in the client's own table and lets the
+ * backend register it for DMA. Copies naming a client address
+ * (AXON_COPY_F_HOSTMEM) are translated through that table only, so one
+ * client can never name another's region.
+ *
+ * The memory is the client's: its pages are charged to the client's memory
+ * cgroup when the client fills the memfd (the shim fallocates it), and a
+ * client holds at most HOSTMEM_MAX_REGIONS regions.
+ *
+ * The kernel transport has no socket to carry a descriptor, and the module
+ * offers no way to share client memory with the daemon: REGISTER answers
+ * NOT_SUPPORTED there and the shim stages copies as before.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cuda.h>
+
+#include "ops.h"
+#include "hostmem.h"
+
+#define HOSTMEM_MAX_REGIONS	65536
+#define PAGE			4096ULL
+
+struct pending_fd {
+	uint64_t cookie;
+	int fd;
+};
+
+struct hostmem_table {
+	struct rangemap regions;	/* client base -> struct hostmem */
+	struct hostmem *dying;		/* unregistered, release queued */
+	struct pending_fd pending[AXON_HOSTMEM_MAX_PENDING];
+	unsigned int npending;
+	uint64_t bytes;			/* live regions */
+};
+
+static struct hostmem_table *table(struct client *c)
+{
+	if (!c->hostmem) {
+		c->hostmem = calloc(1, sizeof(*c->hostmem));
+		if (c->hostmem)
+			rangemap_init(&c->hostmem->regions);
+	}
+	return c->hostmem;
+}
+
+/* Receives one message; 1: stashed, 0: nothing waiting, -1: violation. */
+static int recv_one(struct client *c, struct hostmem_table *t)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct axon_hostmem_fd m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fds[4], nfds = 0, i;
+	ssize_t n;
+	bool ok;
+
+	do {
+		n = recvmsg(c->sock_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		int cnt;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		cnt = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (i = 0; i < cnt; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (nfds < 4)
+				fds[nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	/* n == 0 is the peer's close (SOCK_SEQPACKET). */
+	ok = n == sizeof(m) && nfds == 1 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
+	     m.magic == AXON_MAGIC && m.kind == AXON_HOSTMEM_FD_KIND && m.cookie &&
+	     t->npending < AXON_HOSTMEM_MAX_PENDING;
+	for (i = 0; ok && i < (int)t->npending; i++)
+		ok = t->pending[i].cookie != m.cookie;
+	if (!ok) {
+		while (nfds)
+			close(fds[--nfds]);
+		return -1;
+	}
+	t->pending[t->npending].cookie = m.cookie;
+	t->pending[t->npending].fd = fds[0];
+	t->npending++;
+	return 1;
+}
+
+static int drain(struct client *c)
+{
+	struct hostmem_table *t = table(c);
+	int r;
+
+	if (c->sock_fd < 0 || c->dead)
+		return 0;
+	if (!t)
+		return -1;
+	while ((r = recv_one(c, t)) > 0)
+		;
+	return r;
+}
+
+int hostmem_sock_readable(struct axond *d, struct client *c)
+{
+	(void)d;
+	return drain(c);
+}
+
+/* The descriptor sent under cookie, taken out of the stash; -1 if none. */
+static int take_fd(struct client *c, uint64_t cookie)
+{
+	struct hostmem_table *t = c->hostmem;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; t && i < t->npending; i++) {
+		if (t->pending[i].cookie == cookie) {
+			fd = t->pending[i].fd;
+			t->pending[i] = t->pending[--t->npending];
+			return fd;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A memfd that cannot shrink, large enough, mapped read-write; or NULL.
+ * Where the client's address is free in the daemon too, it is mapped there:
+ * the device pointer then equals the host pointer in both processes, as
+ * unified addressing promises for pinned memory (a kernel or cuMemcpy given
+ * the host pointer works). Elsewhere when it is taken.
+ */
+static unsigned char *map_memfd(int fd, size_t map_len, uint64_t hint)
+{
+	struct stat st;
+	int seals;
+	void *p;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < map_len)
+		return NULL;
+	/* Only memfds made with MFD_ALLOW_SEALING can carry F_SEAL_SHRINK:
+	 * this rejects every other file, and a shrink could SIGBUS us. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return NULL;
+	p = mmap((void *)(uintptr_t)hint, map_len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	/* Old kernels ignore the flag and may place it elsewhere: fine. */
+	if (p == MAP_FAILED)
+		p = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void hostmem_free(struct axond *d, struct hostmem *h)
+{
+	if (h->backend_priv && d->backend->hostmem_unregister)
+		d->backend->hostmem_unregister(d, h);
+	munmap(h->map, h->map_len);
+	free(h);
+}
+
+void hostmem_register_done(struct axond *d, struct hostmem *h, struct work *w, int32_t res)
+{
+	struct axon_hostmem_info info = { .devptr = res ? 0 : h->devptr };
+
+	/* The buffer is the client's until it sees the completion. */
+	memcpy(h->info, &info, sizeof(info));
+	work_done(d, w, res);
+}
+
+enum op_status op_hostmem_register(struct op_ctx *o)
+{
+	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+				   CU_MEMHOSTALLOC_WRITECOMBINED;
+	const typeof(o->sqe->obj) *a = &o->sqe->obj;
+	struct client *c = o->c;
+	struct hostmem_table *t;
+	struct hostmem *h;
+	uint64_t map_len;
+	unsigned char *map;
+	void *info;
+	struct work *w;
+	int fd, ret;
+
+	o->res = CUDA_ERROR_INVALID_VALUE;
+	if (c->transport != CLIENT_UNIX) {
+		o->res = CUDA_ERROR_NOT_SUPPORTED;
+		return OP_COMPLETE;
+	}
+	if (!a->handle || !a->arg1 || (a->arg0 % PAGE) || a->arg0 + a->arg1 < a->arg0 ||
+	    a->arg1 > UINT64_MAX - PAGE || (a->arg2 & ~(uint64_t)known))
+		return OP_COMPLETE;
+	info = a->data_len >= sizeof(struct axon_hostmem_info) ?
+	       data_range(c, a->data_off, sizeof(struct axon_hostmem_info)) : NULL;
+	if (!info)
+		return OP_COMPLETE;
+	t = table(c);
+	if (!t) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	fd = take_fd(c, a->handle);
+	if (fd < 0) {
+		/* The message was sent before the SQE, so it is queued on the
+		 * socket by now unless the client lied. */
+		if (drain(c) < 0) {
+			/* Let the event loop see it and disconnect. */
+			shutdown(c->sock_fd, SHUT_RD);
+			return OP_COMPLETE;
+		}
+		fd = take_fd(c, a->handle);
+		if (fd < 0)
+			return OP_COMPLETE;
+	}
+	if (rangemap_count(&t->regions) >= HOSTMEM_MAX_REGIONS) {
+		close(fd);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	map_len = (a->arg1 + PAGE - 1) & ~(PAGE - 1);
+	map = map_memfd(fd, map_len, a->arg0);
+	close(fd);
+	if (!map)
+		return OP_COMPLETE;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		munmap(map, map_len);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	h->base = a->arg0;
+	h->len = a->arg1;
+	h->map = map;
+	h->map_len = map_len;
+	h->flags = (unsigned int)a->arg2;
+	h->info = info;
+	/* Without a backend hook the daemon's mapping is what the device
+	 * reads (the sim); a backend that registers sets its own. Every
+	 * region gets one: with unified addressing CUDA maps all pinned
+	 * memory, DEVICEMAP or not. */
+	h->devptr = (uint64_t)(uintptr_t)map;
+	ret = rangemap_insert(&t->regions, h->base, h->len, h, NULL);
+	if (ret) {
+		munmap(map, map_len);
+		free(h);
+		o->res = ret == -EEXIST ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+					: CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	t->bytes += h->len;
+	if (!o->d->backend->hostmem_register) {
+		struct axon_hostmem_info out = { .devptr = h->devptr };
+
+		memcpy(info, &out, sizeof(out));
+		o->res = 0;
+		return OP_COMPLETE;
+	}
+	/* The backend completes it when the device can use the region. */
+	w = work_new(o, WORK_MARKER);
+	if (!w) {
+		rangemap_remove(&t->regions, h->base, NULL);
+		t->bytes -= h->len;
+		hostmem_free(o->d, h);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	client_get(c);
+	atomic_fetch_add(&c->queued, 1);
+	o->d->backend->hostmem_register(o->d, h, w);
+	return OP_QUEUED;
+}
+
+/* Runs once every work item queued before the unregistration finished. */
+static void release_dying(struct axond *d, struct client *c, void *obj)
+{
+	struct hostmem *h = obj, **pp;
+
+	for (pp = &c->hostmem->dying; *pp; pp = &(*pp)->next_dying) {
+		if (*pp == h) {
+			*pp = h->next_dying;
+			break;
+		}
+	}
+	hostmem_free(d, h);
+}
+
+enum op_status op_hostmem_unregister(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct hostmem_table *t = c->hostmem;
+	struct rangemap_entry *e;
+	struct hostmem *h;
+
+	o->res = CUDA_ERROR_INVALID_VALUE;
+	e = t ? rangemap_find(&t->regions, o->sqe->obj.arg0) : NULL;
+	if (!e || e->base != o->sqe->obj.arg0)
+		return OP_COMPLETE;
+	h = e->value;
+	/* Copies queued before this may still read or write the mapping:
+	 * it goes after them, as cuMemFreeHost waits for them natively. */
+	if (work_release_later(o->d, c, release_dying, h)) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	rangemap_erase(&t->regions, e);
+	t->bytes -= h->len;
+	h->next_dying = t->dying;
+	t->dying = h;
+	o->res = 0;
+	return OP_COMPLETE;
+}
+
+unsigned char *hostmem_translate(struct client *c, uint64_t addr, uint64_t len)
+{
+	struct rangemap_entry *e;
+	struct hostmem *h;
+
+	if (!c->hostmem)
+		return NULL;
+	e = rangemap_find_span(&c->hostmem->regions, addr, len);
+	if (!e)
+		return NULL;
+	h = e->value;
+	return h->map + (addr - h->base);
+}
+
+static void free_region(uint64_t base, uint64_t len, void *value, void *arg)
+{
+	(void)base;
+	(void)len;
+	hostmem_free(arg, value);
+}
+
+void hostmem_client_fini(struct axond *d, struct client *c)
+{
+	struct hostmem_table *t = c->hostmem;
+	unsigned int i;
+
+	if (!t)
+		return;
+	rangemap_destroy(&t->regions, free_region, d);
+	while (t->dying) {
+		struct hostmem *h = t->dying;
+
+		t->dying = h->next_dying;
+		hostmem_free(d, h);
+	}
+	for (i = 0; i < t->npending; i++)
+		close(t->pending[i].fd);
+	free(t);
+	c->hostmem = NULL;
+}
