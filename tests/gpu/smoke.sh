@@ -8,7 +8,7 @@ vendor=${2:-/usr/local/nvidia/lib64/libcuda.so.1}
 img="$build/tests/data/kernels.cubin"
 tmp=$(mktemp -d)
 gcc -std=gnu11 -O2 -I"${CUDA:-/usr/local/cuda}/include" -o "$tmp/vecadd" tests/gpu/drv-vecadd.c \
-	-L"$build/lib" -l:libcuda.so.1 2>/dev/null || cp "$build/gpu/drv-vecadd" "$tmp/vecadd"
+	-L"$build/lib" -l:libcuda.so.1 2>/dev/null || cp "$build/tests/gpu/drv-vecadd" "$tmp/vecadd"
 
 echo "== native ($vendor)"
 LD_LIBRARY_PATH=$(dirname "$vendor") "$tmp/vecadd" "$img"; echo "native rc=$?"
