@@ -263,7 +263,7 @@ command -v nvidia-smi >/dev/null 2>&1 &&
 
 # ---- run --------------------------------------------------------------------
 row() { printf '%-24s %-14s %-14s %-12s %s\n' "$@"; }
-rows=() failed=0 flagged=0 native_runs=0 details=()
+rows=() failed=0 flagged=0 native_runs=0 details=() died=
 for i in "${!names[@]}"; do
 	name=${names[$i]} fl=${flagss[$i]}
 	if flag "$fl" py && ! torch_ok; then
@@ -285,6 +285,10 @@ for i in "${!names[@]}"; do
 	fi
 	run_one axon "$i"
 	av=$(run_verdict "$out/$name.axon" "${exits[$i]}")
+	if [ -z "$died" ] && ! kill -0 "$apid" 2>/dev/null; then
+		died=$name	# every later axon run fails for want of a daemon
+		echo "gpucheck: axond is gone after the axon run of $name" >&2
+	fi
 	if [ "$native" = 1 ]; then
 		normalize "$out/$name.native.out" >"$out/$name.native.cmp"
 		normalize "$out/$name.axon.out" >"$out/$name.axon.cmp"
@@ -331,7 +335,11 @@ row ------------------------ -------------- -------------- ------------ --------
 printf '%s\n' "${rows[@]}"
 echo
 [ "$native" = 1 ] && echo "native runs flagged by isocheck: $flagged of $native_runs (a native client must be)"
-echo "axond exit status on SIGTERM: $arc"
+if [ -n "$died" ]; then
+	echo "axond DIED during the axon run of $died (exit status $arc)"
+else
+	echo "axond exit status on SIGTERM: $arc"
+fi
 for i in "${details[@]}"; do
 	name=${names[$i]}
 	echo
