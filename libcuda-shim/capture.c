@@ -241,6 +241,7 @@ void shim_capture_forget(void)
 	ncstreams = capcstreams = ncevents = capcevents = 0;
 	shim_ncaptures = 0;
 	pthread_mutex_init(&cap_lock, NULL);
+	shim_graph_forget();	/* the parent's graphs are not the child's */
 }
 
 /* ---- begin and end --------------------------------------------------------- */
@@ -397,6 +398,7 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 			r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
 		*out = NULL;
 	} else {
+		shim_graph_note(graph, w.aux[0]);
 		*out = (CUgraph)(uintptr_t)graph;
 	}
 	shim_unlock();

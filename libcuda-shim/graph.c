@@ -11,12 +11,77 @@
  * graph has; its errors latch); destruction is Deferred; cuGraphUpload is
  * Local (the daemon uploads nothing ahead: the first launch does it).
  *
- * Graphs built node by node (cuGraphCreate, cuGraphAdd*Node) are not
- * served: those entry points keep the generated NOT_SUPPORTED stubs.
+ * cuGraphGetNodes answers the node count (what CAPTURE_END reported) but
+ * names no nodes: node handles are not exposed. Graphs built node by node
+ * (cuGraphCreate, cuGraphAdd*Node) are not served: those entry points keep
+ * the generated NOT_SUPPORTED stubs.
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
+
+/* Node counts of the graphs this process captured, by handle index. */
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { uint64_t graph, nodes; } *counts;
+static uint32_t ncounts;
+
+void shim_graph_note(uint64_t graph, uint64_t nodes)
+{
+	uint32_t i = AXON_HANDLE_INDEX(graph);
+
+	pthread_mutex_lock(&count_lock);
+	if (i >= ncounts) {
+		uint32_t n = ncounts ? ncounts : 64;
+		void *p;
+
+		while (n <= i && n < (1u << 16))
+			n *= 2;
+		p = n > i ? realloc(counts, n * sizeof(*counts)) : NULL;
+		if (!p) {
+			pthread_mutex_unlock(&count_lock);
+			return;		/* cuGraphGetNodes will say NOT_SUPPORTED */
+		}
+		counts = p;
+		memset(counts + ncounts, 0, (n - ncounts) * sizeof(*counts));
+		ncounts = n;
+	}
+	counts[i].graph = graph;
+	counts[i].nodes = nodes;
+	pthread_mutex_unlock(&count_lock);
+}
+
+/* -1 when unknown */
+static int64_t graph_nodes(uint64_t graph)
+{
+	uint32_t i = AXON_HANDLE_INDEX(graph);
+	int64_t n = -1;
+
+	pthread_mutex_lock(&count_lock);
+	if (i < ncounts && counts[i].graph == graph)
+		n = (int64_t)counts[i].nodes;
+	pthread_mutex_unlock(&count_lock);
+	return n;
+}
+
+static void graph_forget(uint64_t graph)
+{
+	uint32_t i = AXON_HANDLE_INDEX(graph);
+
+	pthread_mutex_lock(&count_lock);
+	if (i < ncounts && counts[i].graph == graph)
+		counts[i].graph = 0;
+	pthread_mutex_unlock(&count_lock);
+}
+
+void shim_graph_forget(void)
+{
+	free(counts);
+	counts = NULL;
+	ncounts = 0;
+	pthread_mutex_init(&count_lock, NULL);
+}
 
 static CUresult graph_handle(CUgraph g, uint64_t *h)
 {
@@ -30,6 +95,30 @@ static CUresult exec_handle(CUgraphExec x, uint64_t *h)
 	*h = (uint64_t)(uintptr_t)x;
 	return AXON_HANDLE_TYPE(*h) == AXON_HANDLE_GRAPH_EXEC ? CUDA_SUCCESS
 							       : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* The count only: with nodes != NULL the caller wants node handles. */
+SHIM_EXPORT CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
+{
+	int64_t n;
+	uint64_t h;
+	CUresult r;
+
+	if (!num)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = graph_handle(g, &h);
+	if (r)
+		return r;
+	n = graph_nodes(h);
+	if (n < 0)
+		return CUDA_ERROR_INVALID_VALUE;	/* not a graph we know */
+	if (nodes) {
+		shim_log("cuGraphGetNodes: node handles are not served (only the count)");
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	SHIM_LOCAL();
+	*num = (size_t)n;
+	return CUDA_SUCCESS;
 }
 
 static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags)
@@ -200,7 +289,10 @@ SHIM_EXPORT CUresult cuGraphDestroy(CUgraph g)
 	uint64_t h;
 	CUresult r = graph_handle(g, &h);
 
-	return r ? r : destroy(AXON_OP_GRAPH_DESTROY, h);
+	if (r)
+		return r;
+	graph_forget(h);
+	return destroy(AXON_OP_GRAPH_DESTROY, h);
 }
 
 SHIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x)

@@ -206,6 +206,9 @@ static inline CUresult shim_capture_ctx_sync(void)
 void shim_capture_note_record(uint64_t event, uint64_t stream);
 void shim_capture_note_wait(uint64_t stream, uint64_t event);
 void shim_capture_forget(void);		/* forked child */
+/* graph.c: the node count CAPTURE_END reported, for cuGraphGetNodes. */
+void shim_graph_note(uint64_t graph, uint64_t nodes);
+void shim_graph_forget(void);		/* forked child */
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);

@@ -75,6 +75,13 @@ static CUresult capture_end(struct work *w, struct graph *g)
 			vd.cuGraphDestroy(graph);
 			graph = NULL;
 		}
+		if (graph) {
+			size_t n = 0;
+
+			/* The client's cuGraphGetNodes counts the driver's nodes. */
+			if (!vd.cuGraphGetNodes(graph, NULL, &n))
+				w->aux0 = n;
+		}
 		cg->graph = graph;
 	}
 	graph_set_ended(g, (int32_t)r);

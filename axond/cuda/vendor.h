@@ -34,7 +34,7 @@
 	X(cuEventSynchronize)						\
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
-	X(cuGraphExecDestroy) X(cuGraphExecUpdate)
+	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)
 
 struct vendor {
 	void *dl;

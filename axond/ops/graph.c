@@ -566,6 +566,7 @@ enum op_status op_capture_end(struct op_ctx *o)
 	capture_close(c->graphs, g);
 	refs_normalize(&g->refs);
 	w->res = (int32_t)verdict;
+	w->aux0 = g->nnodes;	/* the completion's aux0; cuda: the driver's count */
 	w->graph.graph = g;
 	return work_submit(o, w);
 }

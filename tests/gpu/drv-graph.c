@@ -184,6 +184,12 @@ static void part1(CUstream s)
 	/* Capturing runs nothing. */
 	check_f(y, 0.0f, "y after capture");
 	printf("capture: status ACTIVE while capturing, end OK\n");
+	{
+		size_t n = 0;
+
+		CK(cuGraphGetNodes(g, NULL, &n));
+		printf("graph nodes: %zu\n", n);
+	}
 	CK(cuGraphInstantiateWithFlags(&ge, g, 0));
 	printf("instantiate: OK\n");
 	for (i = 0; i < 100; i++)
@@ -262,6 +268,12 @@ static void part2(CUstream a, CUstream b)
 	CK(cuStreamEndCapture(a, &g));
 	CK(cuStreamIsCapturing(b, &st));
 	printf("join: end OK, second stream %s after the end\n", status_name(st));
+	{
+		size_t n = 0;
+
+		CK(cuGraphGetNodes(g, NULL, &n));
+		printf("fork/join graph nodes: %zu\n", n);
+	}
 	CK(cuGraphInstantiate(&ge, g, 0));
 	/* q *= 3, p = 2p + q, three times: q 3, 9, 27; p 5, 19, 65 */
 	for (i = 0; i < 3; i++)

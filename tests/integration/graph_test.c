@@ -32,6 +32,7 @@
 
 static const char *const transcript =
 	"capture: status ACTIVE while capturing, end OK\n"
+	"graph nodes: 3\n"
 	"instantiate: OK\n"
 	"launch x100: y 50.0 z 50.0 w 0x5a OK\n"
 	"update, same topology: CUDA_SUCCESS result SUCCESS\n"
@@ -40,6 +41,7 @@ static const char *const transcript =
 	"launch after refused update: y 50.5 OK\n"
 	"fork: second stream ACTIVE\n"
 	"join: end OK, second stream NONE after the end\n"
+	"fork/join graph nodes: 3\n"
 	"fork/join launch x3: p 65.0 q 27.0 OK\n"
 	"unjoined fork: end CUDA_ERROR_STREAM_CAPTURE_UNJOINED, graph NULL\n"
 	"stream synchronize while capturing: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"

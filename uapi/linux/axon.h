@@ -408,7 +408,8 @@ struct axon_cqe {
  * CAPTURE_END      stream (the one CAPTURE_BEGIN named), obj.handle graph
  *                                             -> res: 0, or why the capture
  *                                                failed (the graph then only
- *                                                serves GRAPH_DESTROY)
+ *                                                serves GRAPH_DESTROY);
+ *                                                aux0 its number of nodes
  *                  Completes once the daemon ended the capture; not counted.
  * GRAPH_INSTANTIATE obj.handle graph, obj.arg0 CUgraphInstantiate_flags
  *                                             -> aux0 graph exec
