@@ -11,10 +11,11 @@
  *   2. fork/join across two streams through events, inside a capture;
  *      a fork left unjoined fails the end of the capture;
  *   3. what a capture forbids: synchronising or querying the capturing
- *      stream, allocating in global mode (allowed in relaxed mode or with
- *      the thread's mode relaxed), host copies on the capturing stream,
- *      beginning twice, ending a stream that does not capture, capturing
- *      the NULL stream, querying an event recorded in the capture.
+ *      stream, synchronising the context (in any mode), allocating in
+ *      global mode (allowed in relaxed mode or with the thread's mode
+ *      relaxed), host copies on the capturing stream, beginning twice,
+ *      ending a stream that does not capture, capturing the NULL stream,
+ *      querying an event recorded in the capture.
  *
  * Usage: drv-graph MODULE-IMAGE (tests/sim-kernels/kernels.cu built for
  * the device, e.g. $BUILD/tests/data/kernels.cubin). Exit 0 when every
@@ -344,6 +345,13 @@ static void part3(CUstream s, CUstream other)
 	fill(s, p, 1.0f);
 	r = cuStreamQuery(s);
 	printf("stream query while capturing: %s\n", ename(r));
+	end_report(s, "after it");
+
+	/* Even relaxed: it would have to wait for the capturing stream. */
+	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+	fill(s, p, 1.0f);
+	r = cuCtxSynchronize();
+	printf("context synchronize while capturing (relaxed): %s\n", ename(r));
 	end_report(s, "after it");
 
 	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));

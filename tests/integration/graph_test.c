@@ -48,6 +48,8 @@ static const char *const transcript =
 	"after it: status INVALIDATED, end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, graph NULL\n"
 	"stream query while capturing: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"
 	"after it: status INVALIDATED, end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, graph NULL\n"
+	"context synchronize while capturing (relaxed): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"
+	"after it: status INVALIDATED, end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, graph NULL\n"
 	"allocation in a global capture: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"
 	"after it: status INVALIDATED, end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, graph NULL\n"
 	"allocation in a relaxed capture: CUDA_SUCCESS\n"
