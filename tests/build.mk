@@ -67,6 +67,23 @@ $(BUILD)/tests/bin/drv-graph: $(BUILD)/obj/tests/gpu/drv-graph.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 		-Wl,-rpath,'$$ORIGIN/../../lib'
+# Device output and device faults: integration-devout (devout_test.c) drives
+# tests/gpu/drv-printf and drv-fault, which gpucheck runs on a GPU.
+IT_DEVOUT_TEST := $(BUILD)/tests/integration-devout
+IT_DEVOUT_BINS := $(BUILD)/tests/bin/drv-printf $(BUILD)/tests/bin/drv-fault
+$(IT_OBJDIR)/devout_test.o: CFLAGS += $(CHECK_CFLAGS)
+$(IT_DEVOUT_TEST): $(IT_OBJDIR)/devout_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+$(IT_DEVOUT_TEST): | $(BUILD)/bin/axond $(IT_DEVOUT_BINS) $(BUILD)/tests/bin/vecadd
+TEST_PROGS += $(IT_DEVOUT_TEST)
+# Their own copies, with the rpath of the other clients here.
+$(IT_DEVOUT_BINS): $(BUILD)/tests/bin/%: $(BUILD)/obj/tests/gpu/%.o $(SHIM_LIB)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
 ALL_TARGETS += $(IT_CLIENT_PROGS)
 
 .PHONY: integration-progs
