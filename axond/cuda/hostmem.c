@@ -15,10 +15,10 @@
  * work runs in; DEVICEMAP gives every region a device pointer (under
  * unified addressing CUDA maps all pinned memory, whatever the flags).
  *
- * A region is unregistered on the dispatcher (its primary context is
- * current there) once no queued work can use it; one still queued is taken
- * off and its registration answered with an error, one in progress is
- * waited for.
+ * A region is unregistered once no queued work can use it (on the
+ * dispatcher, or wherever a client's last reference drops), with the
+ * registrar's context pushed; one still queued is taken off and its
+ * registration answered with an error, one in progress is waited for.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -46,6 +46,7 @@ static struct {
 	struct hreg *head, *tail;
 	bool stop;
 	struct axond *d;
+	CUcontext ctx;		/* the registrar's, set before any region is done */
 } hr = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER,
 	 .cond = PTHREAD_COND_INITIALIZER };
 
@@ -64,6 +65,7 @@ static void *registrar(void *arg)
 	if (!r)
 		r = vd.cuCtxSetCurrent(ctx);
 	pthread_mutex_lock(&hr.lock);
+	hr.ctx = r ? NULL : ctx;
 	for (;;) {
 		struct hreg *g;
 		CUdeviceptr dp = 0;
@@ -164,8 +166,15 @@ void cuda_hostmem_unregister(struct axond *d, struct hostmem *h)
 	if (cancelled)
 		hostmem_register_done(d, h, cancelled, CUDA_ERROR_INVALID_VALUE);
 	if (g->state == HR_DONE) {
+		/* In the context it was registered in, whatever this thread
+		 * has current (the last reference to a client may drop on an
+		 * executor, in the client's own context, maybe poisoned). */
+		CUcontext prev;
+		bool pushed = hr.ctx && vd.cuCtxPushCurrent(hr.ctx) == CUDA_SUCCESS;
 		CUresult r = vd.cuMemHostUnregister(h->map);
 
+		if (pushed)
+			vd.cuCtxPopCurrent(&prev);
 		if (r)
 			log_err("cuda: unregistering a shared host region: %s", vendor_err(r));
 	}

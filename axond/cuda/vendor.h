@@ -30,7 +30,7 @@
 	X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD16Async)	\
 	X(cuMemsetD32Async) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)	\
 	X(cuMemsetD2D32Async)						\
-	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent)		\
+	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent) X(cuCtxPushCurrent) \
 	X(cuEventSynchronize)						\
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
