@@ -89,7 +89,8 @@ START_TEST(test_constants)
 	ck_assert_uint_eq(AXON_HANDLE_FUNC, 5);
 	ck_assert_uint_eq(AXON_HANDLE_GRAPH, 6);
 	ck_assert_uint_eq(AXON_HANDLE_GRAPH_EXEC, 7);
-	ck_assert_uint_eq(AXON_HANDLE_TYPE_LAST, 8);
+	ck_assert_uint_eq(AXON_HANDLE_MEM, 8);
+	ck_assert_uint_eq(AXON_HANDLE_TYPE_LAST, 9);
 }
 END_TEST
 

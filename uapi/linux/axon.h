@@ -95,9 +95,9 @@ enum axon_handle_type {
 	AXON_HANDLE_EVENT	= 3,
 	AXON_HANDLE_MODULE	= 4,
 	AXON_HANDLE_FUNC	= 5,
-	AXON_HANDLE_MEM		= 8,	/* physical memory (CUmemGenericAllocationHandle) */
 	AXON_HANDLE_GRAPH	= 6,	/* a captured graph (CUgraph) */
 	AXON_HANDLE_GRAPH_EXEC	= 7,	/* an instantiated graph (CUgraphExec) */
+	AXON_HANDLE_MEM		= 8,	/* physical memory (CUmemGenericAllocationHandle) */
 	AXON_HANDLE_TYPE_LAST
 };
 
