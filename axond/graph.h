@@ -54,6 +54,7 @@ struct graph {
 	uint64_t handle;
 	bool dying;
 	uint64_t ctx;		/* handle of the context it was captured in */
+	int device;		/* ...and its device */
 	enum graph_state state;
 	uint32_t capture_error;	/* first error that invalidated the capture */
 	uint64_t origin;	/* the stream CAPTURE_BEGIN named */
@@ -69,6 +70,7 @@ struct graph_exec {
 	uint64_t handle;
 	bool dying;
 	uint64_t ctx;		/* handle, as the graph's */
+	int device;
 	uint32_t nnodes;
 	struct graph_refs refs;	/* of every graph it was made or updated from */
 	void *backend_priv;

@@ -11,11 +11,13 @@
  * Forks and joins need nothing here: a wait on an event recorded in the
  * capture joins the waiting stream in the driver too.
  *
- * Threads: BEGIN, END, launches and updates run on the device's executor
- * (the driver does not synchronise one graph exec between threads, and the
- * order against launches queued before an update matters); instantiation
- * and destruction on the dispatcher, once the executor is done with the
- * graph (END published, or release-later).
+ * Threads: BEGIN, END, launches and updates run on the device's executor,
+ * in the client's context like all its work (the driver does not
+ * synchronise one graph exec between threads, and the order against
+ * launches queued before an update matters); instantiation on the
+ * dispatcher in the client's context (cuda_enter), destruction on the
+ * dispatcher or wherever the client's last reference goes, once the
+ * executor is done with the graph (END published, or release-later).
  */
 #include <stdlib.h>
 #include <cuda.h>
@@ -23,6 +25,7 @@
 #include "../axond.h"
 #include "../backend.h"
 #include "../graph.h"
+#include "context.h"
 #include "cugraph.h"
 #include "vendor.h"
 
@@ -124,10 +127,13 @@ int cuda_graph_instantiate(struct axond *d, struct client *c, struct graph *g,
 	CUresult r;
 
 	(void)d;
-	(void)c;
 	if (!cg || !cg->graph)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = vd.cuGraphInstantiateWithFlags(&exec, cg->graph, flags);
+	/* In the client's context (its own one in context mode). */
+	r = cuda_enter(c, g->device);
+	if (!r)
+		r = vd.cuGraphInstantiateWithFlags(&exec, cg->graph, flags);
+	cuda_leave();
 	if (r)
 		return r;
 	x->backend_priv = exec;

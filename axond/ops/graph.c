@@ -500,6 +500,7 @@ enum op_status op_capture_begin(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	g->ctx = s->ctx->handle;
+	g->device = s->ctx->device;
 	g->origin = s->handle;
 	g->state = GRAPH_CAPTURING;
 	atomic_init(&g->end_res, GRAPH_END_PENDING);
@@ -604,6 +605,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 	if (!x || !refs_merge(&x->refs, &g->refs))
 		goto err_oom;
 	x->ctx = g->ctx;
+	x->device = g->device;
 	x->nnodes = g->nnodes;
 	if (handle_alloc(&c->graphs->execs, AXON_HANDLE_GRAPH_EXEC, x, &x->handle))
 		goto err_oom;
