@@ -25,7 +25,7 @@ IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl
 		   regressions
 IT_TESTS        += pinned
 IT_TESTS        += mempool vmm
-IT_TESTS        += launchex hostfn
+IT_TESTS        += launchex hostfn launchraw
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
 IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
 
