@@ -43,16 +43,28 @@ static void nodes_clear(struct sim_nodes *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* A node's parameters into dst (its old launch arguments are freed). */
+/*
+ * A node's parameters into dst (its old launch arguments are freed). A
+ * launch's arguments and its attributes (LAUNCH_EX) are copied into one
+ * allocation, as ops/launch.c makes them.
+ */
 static bool node_set(struct work *dst, const struct work *src)
 {
+	const struct axon_launch_attr *attrs = NULL;
+	size_t room = 0;
 	void *args = NULL;
 
 	if (src->type == WORK_LAUNCH) {
-		args = malloc(src->launch.args_size ? src->launch.args_size : 1);
+		room = ((size_t)src->launch.args_size + 7) & ~(size_t)7;
+		args = malloc(room + src->launch.nattrs * sizeof(*attrs) + 1);
 		if (!args)
 			return false;
 		memcpy(args, src->launch.args, src->launch.args_size);
+		if (src->launch.nattrs) {
+			attrs = (const void *)((char *)args + room);
+			memcpy((void *)attrs, src->launch.attrs,
+			       src->launch.nattrs * sizeof(*attrs));
+		}
 	}
 	if (dst->type == WORK_LAUNCH)
 		free(dst->launch.args);
@@ -68,6 +80,7 @@ static bool node_set(struct work *dst, const struct work *src)
 	default:
 		dst->launch = src->launch;
 		dst->launch.args = args;
+		dst->launch.attrs = attrs;
 		break;
 	}
 	return true;
