@@ -31,7 +31,9 @@
  * again).
  *
  * Blocks are not split or merged: a free block is reused for a request of
- * at least half its size. Sharing pools between processes (export, import)
+ * at least half its size. On a capturing stream both calls answer
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (and end the capture): graph memory
+ * nodes are not built. Sharing pools between processes (export, import)
  * is not supported: those calls answer CUDA_ERROR_NOT_SUPPORTED with a log
  * line, as does a pool created with an exportable handle type.
  */
@@ -300,6 +302,8 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool hpoo
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_stream(hstream, &h);
+	if (!r)	/* a capture would need graph memory nodes: not built */
+		r = shim_capture_check_stream(h);
 	if (r)
 		return r;
 	r = shim_get_ctx(&sc);
@@ -427,6 +431,8 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	if (!connected())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	r = shim_stream(hStream, &h);
+	if (!r)
+		r = shim_capture_check_stream(h);
 	if (r)
 		return r;
 	shim_lock();
