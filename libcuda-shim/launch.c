@@ -67,6 +67,28 @@ static void pack_args(struct shim_func *sf, unsigned char *dst, void **params,
 		       AXON_PARAM_SIZE(sf->param[i]));
 }
 
+/*
+ * More than the default 48 KiB of dynamic shared memory needs the
+ * function's MAX_DYNAMIC_SHARED_SIZE_BYTES raised first; the driver refuses
+ * the launch at once otherwise. Unless cuFuncSetAttribute told us, ask the
+ * daemon once per function (only launches this large pay for it). Lock
+ * held; it is dropped while waiting, so the entry is looked up again.
+ */
+#define DEFAULT_MAX_DYN_SHARED	49152
+
+static struct shim_func *learn_max_dyn_shared(CUfunction f, struct shim_func *sf)
+{
+	struct shim_waiter w = { 0 };
+
+	if (shim_call_obj_locked(AXON_OP_FUNC_GET_ATTR, sf->handle,
+				 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0, &w))
+		return shim_func_of(f);	/* unknown: the daemon decides */
+	sf = shim_func_of(f);
+	if (sf && sf->max_dyn_shared < 0)
+		sf->max_dyn_shared = (int32_t)(int64_t)w.aux[0];
+	return sf;
+}
+
 CUresult shim_launch(const struct shim_launch *l)
 {
 	const void *buf = NULL;
@@ -89,6 +111,8 @@ CUresult shim_launch(const struct shim_launch *l)
 	}
 	shim_lock();
 	sf = shim_func_of(l->f);
+	if (sf && sf->max_dyn_shared < 0 && l->shmem > DEFAULT_MAX_DYN_SHARED)
+		sf = learn_max_dyn_shared(l->f, sf);
 	if (!sf) {
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;

@@ -201,6 +201,7 @@ END_TEST
 
 START_TEST(test_func_set_attr)
 {
+	struct axon_sqe s;
 	struct cl c;
 	uint64_t fn, v = 0;
 
@@ -215,8 +216,15 @@ START_TEST(test_func_set_attr)
 	EXPECT(&c, obj(AXON_OP_FUNC_SET_ATTR, fn, 1000, 0), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(&c, obj(AXON_OP_FUNC_SET_ATTR, c.ctx, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
 		       1), CUDA_ERROR_INVALID_HANDLE);
+	/* The function's limit, enforced at launch: 48 KiB until raised. */
+	s = launch_ex(&c, fn, NULL, 0, 1.0f);
+	((struct axon_launch_ex *)(c.r.data + EX_OFF))->shared_bytes = 65536;
+	EXPECT(&c, s, CUDA_ERROR_INVALID_VALUE);
 	EXPECT(&c, obj(AXON_OP_FUNC_SET_ATTR, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 		       65536), 0);
+	s = launch_ex(&c, fn, NULL, 0, 1.0f);
+	((struct axon_launch_ex *)(c.r.data + EX_OFF))->shared_bytes = 65536;
+	EXPECT(&c, s, 0);
 	ck_assert_int_eq(h_ring_res(&c.r, (struct axon_sqe[]){ obj(AXON_OP_FUNC_GET_ATTR, fn,
 		CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0) }, &v, NULL), 0);
 	ck_assert_uint_eq(v, 65536);
