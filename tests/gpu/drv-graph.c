@@ -15,7 +15,9 @@
  *      global mode (allowed in relaxed mode or with the thread's mode
  *      relaxed), host copies on the capturing stream, beginning twice,
  *      ending a stream that does not capture, capturing the NULL stream,
- *      querying an event recorded in the capture.
+ *      querying an event recorded in the capture;
+ *   4. a cuLaunchKernelEx (with an attribute) in a capture, launched from
+ *      an exec whose graph was already destroyed.
  *
  * Usage: drv-graph MODULE-IMAGE (tests/sim-kernels/kernels.cu built for
  * the device, e.g. $BUILD/tests/data/kernels.cubin). Exit 0 when every
@@ -322,6 +324,41 @@ static void end_report(CUstream s, const char *what)
 		CK(cuGraphDestroy(g));
 }
 
+/* A launch with attributes (cuLaunchKernelEx) as a node. */
+static void part4(CUstream s)
+{
+	CUlaunchAttribute attr = { .id = CU_LAUNCH_ATTRIBUTE_PRIORITY };
+	CUlaunchConfig cfg = {
+		.gridDimX = N / 256, .gridDimY = 1, .gridDimZ = 1,
+		.blockDimX = 256, .blockDimY = 1, .blockDimZ = 1,
+		.hStream = s, .attrs = &attr, .numAttrs = 1,
+	};
+	CUgraphExec ge;
+	CUdeviceptr p;
+	CUgraph g;
+	float v = 3.0f;
+	int n = N;
+	void *args[] = { &p, &v, &n };
+
+	attr.value.priority = 0;
+	CK(cuMemAlloc(&p, N * sizeof(float)));
+	CK(cuMemsetD32Async(p, 0, N, s));
+	CK(cuStreamSynchronize(s));
+	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CK(cuLaunchKernelEx(&cfg, f_fill, args, NULL));
+	scale(s, p, 2.0f);
+	CK(cuStreamEndCapture(s, &g));
+	CK(cuGraphInstantiateWithFlags(&ge, g, 0));
+	CK(cuGraphDestroy(g));	/* the exec is a copy: it outlives its graph */
+	CK(cuGraphLaunch(ge, s));
+	CK(cuGraphLaunch(ge, s));
+	CK(cuStreamSynchronize(s));
+	check_f(p, 6.0f, "p after launches of a cuLaunchKernelEx node");
+	printf("cuLaunchKernelEx node, graph destroyed before the launches: p 6.0 OK\n");
+	CK(cuGraphExecDestroy(ge));
+	CK(cuMemFree(p));
+}
+
 static void part3(CUstream s, CUstream other)
 {
 	static float host[N];
@@ -460,6 +497,7 @@ int main(int argc, char **argv)
 	part1(s);
 	part2(s, s2);
 	part3(s, s2);
+	part4(s);
 
 	CK(cuStreamDestroy(s));
 	CK(cuStreamDestroy(s2));

@@ -67,6 +67,7 @@ static const char *const transcript =
 	"end capture of a stream not capturing: CUDA_ERROR_ILLEGAL_STATE\n"
 	"capture of the NULL stream: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"
 	"stream usable after the refused operations: OK\n"
+	"cuLaunchKernelEx node, graph destroyed before the launches: p 6.0 OK\n"
 	"done\n";
 
 /* Reads fd to EOF (bounded) into buf; returns the length or -1. */
