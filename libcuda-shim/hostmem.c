@@ -53,6 +53,14 @@ static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct host_range *ranges;
 static size_t nranges, cap;
 static uint64_t next_cookie;
+/*
+ * One registration in flight per process: the daemon holds at most
+ * AXON_HOSTMEM_MAX_PENDING unclaimed descriptors per client and ends a
+ * client that sends more, so threads allocating at once must not each send
+ * theirs before the first REGISTER ran. (The driver serialises pinning
+ * much the same way.)
+ */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static size_t page_size(void)
@@ -130,16 +138,21 @@ static void child_forgets_shared(void)
 			i++;
 	}
 	pthread_mutex_init(&host_lock, NULL);
+	pthread_mutex_init(&reg_lock, NULL);
 }
 
+/* Order: reg_lock, host_lock, then conn.c's shim.lock (its handler was
+ * installed first, so it runs after this one). */
 static void before_fork(void)
 {
+	pthread_mutex_lock(&reg_lock);
 	pthread_mutex_lock(&host_lock);
 }
 
 static void after_fork_parent(void)
 {
 	pthread_mutex_unlock(&host_lock);
+	pthread_mutex_unlock(&reg_lock);
 }
 
 static void install_atfork(void)
@@ -249,10 +262,12 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	}
 	madvise(p, map_len, MADV_DONTFORK);
 
+	pthread_mutex_lock(&reg_lock);
 	shim_lock();
 	cookie = ++next_cookie;
 	if (send_fd(fd, cookie)) {
 		shim_unlock();
+		pthread_mutex_unlock(&reg_lock);
 		close(fd);
 		munmap(p, map_len);
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -263,6 +278,7 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();
+		pthread_mutex_unlock(&reg_lock);
 		munmap(p, map_len);
 		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	}
@@ -278,10 +294,12 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 		 * the device): take it out before the address is reused. */
 		unregister_locked(p, false);
 		shim_unlock();
+		pthread_mutex_unlock(&reg_lock);
 		munmap(p, map_len);
 		return r == CUDA_ERROR_DEVICE_UNAVAILABLE ? r : CUDA_ERROR_NOT_SUPPORTED;
 	}
 	shim_unlock();
+	pthread_mutex_unlock(&reg_lock);
 	*out = p;
 	*map_out = map_len;
 	*devptr = info.devptr;
