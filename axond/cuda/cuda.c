@@ -530,6 +530,7 @@ static void flush_output(struct inflight *f)
 	vd.cuEventSynchronize(f->ev);
 	cu_devout_collect();
 	cu_devout_sink(NULL);
+	vd.cuCtxSetCurrent(cu.dev[f->g->dev].ctx);
 }
 
 /* Polls in-flight work; returns how many completed. */
@@ -622,13 +623,14 @@ static void run_one(struct cu_dev *cd, struct work *w)
 		finish(cd, w, g ? (int32_t)atomic_load(&g->poison) : 0);
 		return;
 	}
-	if (atomic_load(&g->poison)) {
+	if (g && atomic_load(&g->poison)) {
 		/* As CUDA fails every later call in a poisoned context with
 		 * its error: completed at once, the driver never sees it. */
 		finish(cd, w, (int32_t)atomic_load(&g->poison));
 		return;
 	}
-	enter(g, w->client);
+	if (g)
+		enter(g, w->client);
 	cs = stream_of(w->stream, &r);
 	if (!r && cuda_graph_immediate(w)) {
 		/* A captured item is a node, not work: done once issued, with
@@ -639,6 +641,8 @@ static void run_one(struct cu_dev *cd, struct work *w)
 			while (stream_in_flight(cd, w->stream))
 				if (!poll_inflight(cd))
 					sched_yield();
+		if (g)
+			enter(g, w->client);	/* polling may have switched */
 		finish(cd, w, issue(w, cs));
 		return;
 	}
@@ -723,8 +727,12 @@ static void *executor(void *arg)
 			w->next = NULL;
 			run_one(cd, w);
 			/* Nothing this thread flushes later is that client's
-			 * (it may be gone by then). */
+			 * (it may be gone by then), and its context may be
+			 * destroyed once its work is done: the primary context,
+			 * which lives as long as axond, is current in between
+			 * (a destroyed current context fails every call). */
 			cu_devout_sink(NULL);
+			vd.cuCtxSetCurrent(cd->ctx);
 		}
 		if (cd->inflight) {
 			uint64_t t0 = axond_now_ns();
