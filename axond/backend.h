@@ -130,11 +130,13 @@ struct backend {
 				 uint64_t *addr, uint64_t *size);
 	int (*func_get_attr)(struct axond *d, struct func *f, int attr,
 			     int64_t *value);
-	/* CUresult; the dispatcher checked that attr is settable. */
-	int (*func_set_attr)(struct axond *d, struct func *f, int attr, int value);
+	/* CUresult; the dispatcher checked that attr is settable. c owns f. */
+	int (*func_set_attr)(struct axond *d, struct client *c, struct func *f,
+			     int attr, int value);
 	/* CUresult: encode a validated request (global_addr checked against
-	 * the client's allocations) into out (AXON_TENSOR_MAP_BYTES). */
-	int (*tensor_map_encode)(struct axond *d, struct client *c,
+	 * the client's allocations) for device dev into out
+	 * (AXON_TENSOR_MAP_BYTES). */
+	int (*tensor_map_encode)(struct axond *d, struct client *c, int dev,
 				 const struct axon_tensor_map_req *req, void *out);
 	/* Frees f->backend_priv. */
 	void (*func_free)(struct axond *d, struct func *f);

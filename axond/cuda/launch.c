@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "context.h"
 #include "launch.h"
 #include "vendor.h"
 
@@ -88,14 +89,22 @@ CUresult cuda_launch_ex(struct work *w, CUstream cs)
 				   size ? extra : NULL);
 }
 
-int cuda_func_set_attr(struct axond *d, struct func *f, int attr, int value)
+/* Dispatcher calls for a client run in its context (context.h). */
+int cuda_func_set_attr(struct axond *d, struct client *c, struct func *f, int attr,
+		       int value)
 {
+	CUresult r;
+
 	(void)d;
-	return vd.cuFuncSetAttribute((CUfunction)f->backend_priv, (CUfunction_attribute)attr,
-				     value);
+	r = cuda_enter(c, f->module->ctx->device);
+	if (!r)
+		r = vd.cuFuncSetAttribute((CUfunction)f->backend_priv,
+					  (CUfunction_attribute)attr, value);
+	cuda_leave();
+	return r;
 }
 
-int cuda_tensor_map_encode(struct axond *d, struct client *c,
+int cuda_tensor_map_encode(struct axond *d, struct client *c, int dev,
 			   const struct axon_tensor_map_req *r, void *out)
 {
 	CUtensorMap map;
@@ -108,7 +117,6 @@ int cuda_tensor_map_encode(struct axond *d, struct client *c,
 	int i;
 
 	(void)d;
-	(void)c;
 	/* The ABI's fixed-width fields in the driver's own types. */
 	for (i = 0; i < 5; i++) {
 		dim[i] = r->global_dim[i];
@@ -122,6 +130,11 @@ int cuda_tensor_map_encode(struct axond *d, struct client *c,
 		}
 	}
 	memset(&map, 0, sizeof(map));
+	res = cuda_enter(c, dev);
+	if (res) {
+		cuda_leave();
+		return res;
+	}
 	switch (r->kind) {
 	case AXON_TENSOR_MAP_TILED:
 		res = vd.cuTensorMapEncodeTiled(&map, (CUtensorMapDataType)r->data_type, r->rank,
@@ -155,8 +168,10 @@ int cuda_tensor_map_encode(struct axond *d, struct client *c,
 						     (CUtensorMapFloatOOBfill)r->oob_fill);
 		break;
 	default:
-		return CUDA_ERROR_INVALID_VALUE;
+		res = CUDA_ERROR_INVALID_VALUE;
+		break;
 	}
+	cuda_leave();
 	if (res == CUDA_SUCCESS)
 		memcpy(out, &map, AXON_TENSOR_MAP_BYTES);
 	return res;

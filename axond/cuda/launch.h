@@ -11,8 +11,9 @@
 /* Executor: issues a WORK_LAUNCH that carries attributes. */
 CUresult cuda_launch_ex(struct work *w, CUstream cs);
 /* Dispatcher (backend hooks, see backend.h). */
-int cuda_func_set_attr(struct axond *d, struct func *f, int attr, int value);
-int cuda_tensor_map_encode(struct axond *d, struct client *c,
+int cuda_func_set_attr(struct axond *d, struct client *c, struct func *f, int attr,
+		       int value);
+int cuda_tensor_map_encode(struct axond *d, struct client *c, int dev,
 			   const struct axon_tensor_map_req *req, void *out);
 
 #endif

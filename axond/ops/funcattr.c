@@ -65,6 +65,6 @@ enum op_status op_func_set_attr(struct op_ctx *o)
 		o->res = CUDA_ERROR_NOT_SUPPORTED;
 		return OP_COMPLETE;
 	}
-	o->res = o->d->backend->func_set_attr(o->d, f, (int)a->arg0, (int)v);
+	o->res = o->d->backend->func_set_attr(o->d, o->c, f, (int)a->arg0, (int)v);
 	return OP_COMPLETE;
 }

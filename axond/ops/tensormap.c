@@ -218,7 +218,9 @@ enum op_status op_tensor_map_encode(struct op_ctx *o)
 	unsigned char *p;
 	uint64_t extent = 0;
 
-	if (!ctx_lookup(o->c, a->handle)) {
+	struct ctx *ctx = ctx_lookup(o->c, a->handle);
+
+	if (!ctx) {
 		o->res = CUDA_ERROR_INVALID_CONTEXT;
 		return OP_COMPLETE;
 	}
@@ -240,7 +242,7 @@ enum op_status op_tensor_map_encode(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	memset(out, 0, sizeof(out));
-	o->res = o->d->backend->tensor_map_encode(o->d, o->c, &req, out);
+	o->res = o->d->backend->tensor_map_encode(o->d, o->c, ctx->device, &req, out);
 	if (!o->res) {
 		memcpy(p, out, sizeof(out));
 		o->aux[0] = extent;	/* lets the client cache the answer */

@@ -513,10 +513,12 @@ static int sim_func_get_attr(struct axond *d, struct func *f, int attr, int64_t 
 	}
 }
 
-static int sim_func_set_attr(struct axond *d, struct func *f, int attr, int value)
+static int sim_func_set_attr(struct axond *d, struct client *c, struct func *f, int attr,
+			     int value)
 {
 	struct sim_func *sf = f->backend_priv;
 
+	(void)c;
 	return sim_fattr_set(&sf->fa, d->info, f->module->ctx->device, attr, value);
 }
 

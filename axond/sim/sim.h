@@ -42,7 +42,7 @@ int sim_fattr_set(struct sim_fattr *fa, const struct axon_info *info, int dev,
 		  int attr, int value);
 int32_t sim_launch_check(const struct sim_fattr *fa, const struct work *w);
 /* tensormap.c */
-int sim_tensor_map_encode(struct axond *d, struct client *c,
+int sim_tensor_map_encode(struct axond *d, struct client *c, int dev,
 			  const struct axon_tensor_map_req *req, void *out);
 
 /* graph.c: capture and replay (backend hooks, see backend.h). */

@@ -11,10 +11,11 @@
 #include "../backend.h"
 #include "sim.h"
 
-int sim_tensor_map_encode(struct axond *d, struct client *c,
+int sim_tensor_map_encode(struct axond *d, struct client *c, int dev,
 			  const struct axon_tensor_map_req *req, void *out)
 {
 	(void)d;
+	(void)dev;
 	(void)out;
 	log_warn("client %llu (%s): tensor map (kind %u, rank %u) refused: the sim has "
 		 "no tensor memory accelerator; CUDA_ERROR_NOT_SUPPORTED",
