@@ -509,7 +509,15 @@ static void odds_and_ends(void)
 	CHECK(hflags == CU_MEMHOSTALLOC_PORTABLE, "host flags %u", hflags);
 	CK(cuMemFreeHost(host));
 	CK_IS(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(buf));
-	CK_IS(CUDA_ERROR_NOT_SUPPORTED, cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP));
+	/* Mapped pinned memory: the device reaches it through its pointer. */
+	CK(cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP));
+	{
+		CUdeviceptr dp = 0;
+
+		CK(cuMemHostGetDevicePointer_v2(&dp, host, 0));
+		CHECK(dp != 0, "device pointer of mapped pinned memory is 0");
+	}
+	CK(cuMemFreeHost(host));
 	CK(cuMemHostRegister_v2(buf, sizeof(buf), 0));
 	CK_IS(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, cuMemHostRegister_v2(buf + 8, 8, 0));
 	CK(cuMemHostUnregister(buf));
