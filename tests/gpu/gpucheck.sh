@@ -334,7 +334,11 @@ row case native axon "same output" isolation
 row ------------------------ -------------- -------------- ------------ ---------
 printf '%s\n' "${rows[@]}"
 echo
-[ "$native" = 1 ] && echo "native runs flagged by isocheck: $flagged of $native_runs (a native client must be)"
+if [ "$native" = 1 ]; then
+	echo "native runs flagged by isocheck: $flagged of $native_runs (a native client must be)"
+	[ "$flagged" -lt "$native_runs" ] &&
+		echo "WARNING: isocheck did not flag $((native_runs - flagged)) native run(s): is the checker working? (NAME.native.ran)"
+fi
 if [ -n "$died" ]; then
 	echo "axond DIED during the axon run of $died (exit status $arc)"
 else
