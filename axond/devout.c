@@ -15,28 +15,39 @@
 #include <axon/libaxon.h>
 #include "devout.h"
 
-struct devout {
+struct devout_buf {
 	char *buf;
 	size_t len, cap;
 	uint64_t lost;		/* bytes dropped past DEVOUT_MAX */
 };
 
+struct devout {
+	struct devout_buf out[2];	/* AXON_DEVOUT_STDOUT, _STDERR */
+};
+
+/* What dpage->devout_pending says: both outputs. */
+static uint32_t held(const struct devout *d)
+{
+	return (uint32_t)(d->out[0].len + d->out[1].len);
+}
+
 /* One lock for every client's buffer: output is rare and short. */
 static pthread_mutex_t devout_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void devout_append(struct client *c, const void *bytes, size_t len)
+void devout_append_to(struct client *c, unsigned int which, const void *bytes,
+		      size_t len)
 {
-	struct devout *o;
+	struct devout_buf *o;
 	size_t room;
 
-	if (!len)
+	if (!len || which > AXON_DEVOUT_STDERR)
 		return;
 	pthread_mutex_lock(&devout_lock);
-	o = c->devout;
-	if (!o)
-		o = c->devout = calloc(1, sizeof(*o));
-	if (!o)
+	if (!c->devout)
+		c->devout = calloc(1, sizeof(*c->devout));
+	if (!c->devout)
 		goto drop;
+	o = &c->devout->out[which];
 	room = DEVOUT_MAX - o->len;
 	if (len > room) {
 		if (!o->lost)
@@ -64,7 +75,7 @@ void devout_append(struct client *c, const void *bytes, size_t len)
 	o->len += len;
 	/* Before the caller's completion or frontier store (both release):
 	 * a client that sees those sees this. */
-	axon_write_once(&c->dpage->devout_pending, (uint32_t)o->len);
+	axon_write_once(&c->dpage->devout_pending, held(c->devout));
 	pthread_mutex_unlock(&devout_lock);
 	return;
 drop:
@@ -73,36 +84,45 @@ drop:
 		 (unsigned long long)c->id);
 }
 
-size_t devout_take(struct client *c, void *dst, size_t max, size_t *left)
+size_t devout_take(struct client *c, unsigned int which, void *dst, size_t max,
+		   size_t *left)
 {
-	struct devout *o;
+	struct devout_buf *o;
 	size_t n = 0;
 
+	*left = 0;
+	if (which > AXON_DEVOUT_STDERR)
+		return 0;
 	pthread_mutex_lock(&devout_lock);
-	o = c->devout;
-	if (o && o->len) {
+	if (c->devout) {
+		o = &c->devout->out[which];
 		n = o->len < max ? o->len : max;
 		memcpy(dst, o->buf, n);
 		memmove(o->buf, o->buf + n, o->len - n);
 		o->len -= n;
+		*left = o->len;
+		axon_write_once(&c->dpage->devout_pending, held(c->devout));
 	}
-	*left = o ? o->len : 0;
-	axon_write_once(&c->dpage->devout_pending, (uint32_t)*left);
 	pthread_mutex_unlock(&devout_lock);
 	return n;
 }
 
 void devout_free(struct client *c)
 {
-	struct devout *o = c->devout;
+	struct devout *d = c->devout;
+	unsigned int i;
 
-	if (!o)
+	if (!d)
 		return;
-	if (o->len || o->lost)
-		log_debug("client %llu: %zu bytes of device output never fetched, "
-			  "%llu dropped", (unsigned long long)c->id, o->len,
-			  (unsigned long long)o->lost);
-	free(o->buf);
-	free(o);
+	for (i = 0; i < 2; i++) {
+		struct devout_buf *o = &d->out[i];
+
+		if (o->len || o->lost)
+			log_debug("client %llu: %zu bytes of device output never fetched, "
+				  "%llu dropped", (unsigned long long)c->id, o->len,
+				  (unsigned long long)o->lost);
+		free(o->buf);
+	}
+	free(d);
 	c->devout = NULL;
 }

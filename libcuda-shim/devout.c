@@ -6,8 +6,9 @@
  * buffer to a native process's stdout (context, stream and event
  * synchronisation, blocking copies, module load and unload), the shim
  * fetches them with AXON_OP_DEVOUT_READ and writes them through stdio's
- * stdout, as the driver does, so they stay in order with the program's own
- * printf output. Nothing pending costs one load.
+ * stdout (the driver's own messages, a failed assert's, to stderr), as the
+ * driver does, so they stay in order with the program's own output.
+ * Nothing pending costs one load.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,9 @@ static uint32_t pending(void)
 	return axon_read_once(&shim.ring.dpage->devout_pending);
 }
 
-/* Fetches up to len bytes into buf; returns how many, *left what stays. */
-static size_t fetch(char *buf, size_t len, uint64_t *left)
+/* Fetches up to len bytes of one output (AXON_DEVOUT_*) into buf; returns
+ * how many, *left what stays of it. */
+static size_t fetch(unsigned int which, char *buf, size_t len, uint64_t *left)
 {
 	struct shim_waiter w = { 0 };
 	struct axon_sqe *sqe;
@@ -46,7 +48,7 @@ static size_t fetch(char *buf, size_t len, uint64_t *left)
 		*left = 0;
 		return 0;
 	}
-	axon_prep_obj(sqe, AXON_OP_DEVOUT_READ, 0, 0, 0);
+	axon_prep_obj(sqe, AXON_OP_DEVOUT_READ, 0, which, 0);
 	sqe->obj.data_off = (uint32_t)off;
 	sqe->obj.data_len = (uint32_t)len;
 	if (shim_sync_op(sqe, &w) == CUDA_SUCCESS && w.aux[0] <= len) {
@@ -61,9 +63,25 @@ static size_t fetch(char *buf, size_t len, uint64_t *left)
 	return n;
 }
 
+/* Writes one output's held bytes to f. */
+static void drain(unsigned int which, FILE *f, char *buf)
+{
+	uint64_t left = DEVOUT_CHUNK;
+
+	while (left) {
+		size_t n = fetch(which, buf, left < DEVOUT_CHUNK ? left : DEVOUT_CHUNK, &left);
+
+		if (!n)
+			break;
+		fwrite(buf, 1, n, f);
+	}
+	/* Out now, as the driver's own output would be; order with the
+	 * program's earlier output on the same stream is kept by stdio. */
+	fflush(f);
+}
+
 void shim_devout_drain(void)
 {
-	uint64_t left;
 	char *buf;
 
 	if (__builtin_expect(!pending(), 1))
@@ -72,17 +90,10 @@ void shim_devout_drain(void)
 	if (!buf)
 		return;
 	pthread_mutex_lock(&devout_lock);
-	left = pending();
-	while (left) {
-		size_t n = fetch(buf, left < DEVOUT_CHUNK ? left : DEVOUT_CHUNK, &left);
-
-		if (!n)
-			break;
-		fwrite(buf, 1, n, stdout);
-	}
-	/* Out now, as the driver's own output would be; order with the
-	 * program's earlier printf output is kept by stdio. */
-	fflush(stdout);
+	/* The driver's messages (a failed assert's) first, as natively
+	 * stderr is unbuffered; then the kernels' printf output. */
+	drain(AXON_DEVOUT_STDERR, stderr, buf);
+	drain(AXON_DEVOUT_STDOUT, stdout, buf);
 	pthread_mutex_unlock(&devout_lock);
 	free(buf);
 }

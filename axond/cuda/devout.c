@@ -15,8 +15,11 @@
  * a client (cu_devout_collect). Attribution is then exact as long as no
  * other thread flushes another client's output at the same moment.
  *
+ * stderr is replaced the same way (the driver prints a failed assert's
+ * message there); it reaches the client's stderr.
+ *
  * Output of no client (axond's own, a sink of NULL) goes to the original
- * stdout, kept as real_fd.
+ * stdout or stderr, kept as real_fd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,20 +33,20 @@
 
 static __thread struct client *sink;
 static __thread bool discard;
-static int real_fd = 1;
+static int real_fd[2] = { 1, 2 };	/* AXON_DEVOUT_STDOUT, _STDERR */
 static int pipe_rd = -1;
 static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void deliver(const char *buf, size_t len)
+static void deliver(unsigned int which, const char *buf, size_t len)
 {
 	if (discard)
 		return;
 	if (sink) {
-		devout_append(sink, buf, len);
+		devout_append_to(sink, which, buf, len);
 		return;
 	}
 	while (len) {
-		ssize_t n = write(real_fd, buf, len);
+		ssize_t n = write(real_fd[which], buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -56,33 +59,49 @@ static void deliver(const char *buf, size_t len)
 
 static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
 {
-	(void)cookie;
-	deliver(buf, len);
+	deliver(cookie == &real_fd[1] ? AXON_DEVOUT_STDERR : AXON_DEVOUT_STDOUT, buf, len);
 	return (ssize_t)len;
+}
+
+/* An unbuffered stream whose writes reach cookie_write within the call
+ * that made them, on that thread. */
+static FILE *cookie_stream(int *which)
+{
+	cookie_io_functions_t io = { .write = cookie_write };
+	FILE *f = fopencookie(which, "w", io);
+
+	if (f)
+		setvbuf(f, NULL, _IONBF, 0);
+	return f;
 }
 
 int cu_devout_init(char *err, size_t errlen)
 {
-	cookie_io_functions_t io = { .write = cookie_write };
-	int p[2];
-	FILE *f;
+	int p[2], i;
+	FILE *f[2];
 
 	fflush(stdout);
-	real_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
-	if (real_fd < 0) {
-		snprintf(err, errlen, "device output: dup of stdout: %s", strerror(errno));
-		real_fd = 1;
-		return -errno;
+	fflush(stderr);
+	for (i = 0; i < 2; i++) {
+		int fd = fcntl(i + 1, F_DUPFD_CLOEXEC, 3);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "device output: dup of fd %d: %s", i + 1,
+				 strerror(errno));
+			return -EIO;
+		}
+		real_fd[i] = fd;
+		f[i] = cookie_stream(&real_fd[i]);
+		if (!f[i]) {
+			snprintf(err, errlen, "device output: fopencookie failed");
+			return -ENOMEM;
+		}
 	}
-	f = fopencookie(NULL, "w", io);
-	if (!f) {
-		snprintf(err, errlen, "device output: fopencookie failed");
-		return -ENOMEM;
-	}
-	/* Unbuffered: each write reaches cookie_write within the call that
-	 * made it, on that thread. */
-	setvbuf(f, NULL, _IONBF, 0);
-	stdout = f;
+	/* stderr too: the driver prints a failed assert's message there.
+	 * axond's own log lines go through it to the real stderr (its
+	 * threads have no sink while they log). */
+	stdout = f[0];
+	stderr = f[1];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
 		if (dup2(p[1], 1) == 1) {
 			pipe_rd = p[0];
@@ -115,7 +134,7 @@ void cu_devout_collect(void)
 		return;
 	pthread_mutex_lock(&collect_lock);
 	while ((n = read(pipe_rd, buf, sizeof(buf))) > 0)
-		deliver(buf, (size_t)n);
+		deliver(AXON_DEVOUT_STDOUT, buf, (size_t)n);
 	pthread_mutex_unlock(&collect_lock);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * AXON_OP_DEVOUT_READ: the shim fetches the device output (kernel printf)
- * the daemon holds for it (../devout.c) into a data-area buffer.
+ * the daemon holds for it (../devout.c), of its stdout or its stderr
+ * (obj.arg0), into a data-area buffer.
  */
 #include <cuda.h>
 #include "ops.h"
@@ -13,11 +14,12 @@ enum op_status op_devout_read(struct op_ctx *o)
 	void *dst = data_range(o->c, sqe->obj.data_off, sqe->obj.data_len);
 	size_t left;
 
-	if (!dst || !sqe->obj.data_len) {
+	if (!dst || !sqe->obj.data_len || sqe->obj.arg0 > AXON_DEVOUT_STDERR) {
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
-	o->aux[0] = devout_take(o->c, dst, sqe->obj.data_len, &left);
+	o->aux[0] = devout_take(o->c, (unsigned int)sqe->obj.arg0, dst,
+				sqe->obj.data_len, &left);
 	o->aux[1] = left;
 	return OP_COMPLETE;
 }

@@ -103,5 +103,5 @@ const struct op_def op_table[AXON_OP_LAST] = {
 	[AXON_OP_MEM_RELEASE] = { "MEM_RELEASE", op_mem_release, 0,
 				    .zero = W(1) | W(2) | W(3) | W(4) },
 	[AXON_OP_DEVOUT_READ] = { "DEVOUT_READ", op_devout_read, 0,
-				  .zero = W(0) | W(1) | W(2) | W(4) },
+				  .zero = W(0) | W(2) | W(4) },
 };

@@ -153,9 +153,10 @@ struct axon_client_page {
  * @mint_credit: bytes the client may still mint (deferred AXON_OP_MEM_MAP)
  *		without asking; the daemon has reserved them. Informational:
  *		the client tracks its credit from AXON_OP_MEM_MAP completions.
- * @devout_pending: bytes of device output (kernel printf) the daemon holds
- *		for the client; nonzero: fetch them with AXON_OP_DEVOUT_READ
- *		and write them to stdout. Written before the completion or
+ * @devout_pending: bytes of device output (kernel printf, the driver's
+ *		assertion messages) the daemon holds for the client, both
+ *		kinds; nonzero: fetch them with AXON_OP_DEVOUT_READ and write
+ *		them to stdout and stderr. Written before the completion or
  *		frontier update of the synchronisation that produced them.
  */
 struct axon_daemon_page {
@@ -176,6 +177,10 @@ struct axon_daemon_page {
 	__u32 devout_pending;
 	__u32 resv2[7];
 };
+
+/* AXON_OP_DEVOUT_READ obj.arg0: which of the client's outputs */
+#define AXON_DEVOUT_STDOUT	0	/* a kernel's printf */
+#define AXON_DEVOUT_STDERR	1	/* the driver's messages (failed assert) */
 
 /* The daemon is asleep: a client that submitted must ring the doorbell. */
 #define AXON_SQ_F_NEED_WAKEUP	(1U << 0)
@@ -367,8 +372,9 @@ struct axon_cqe {
  *                                             -> aux0 nanoseconds
  * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
  *                                             -> aux0 value
- * DEVOUT_READ      obj.data_off/data_len: a data-area buffer the daemon
- *                  fills with the oldest device output (kernel printf) it
+ * DEVOUT_READ      obj.arg0 AXON_DEVOUT_STDOUT or AXON_DEVOUT_STDERR,
+ *                  obj.data_off/data_len: a data-area buffer the daemon
+ *                  fills with the oldest device output of that kind it
  *                  holds for the client, in order
  *                                             -> aux0 bytes written, aux1
  *                                                bytes still held
