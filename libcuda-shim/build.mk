@@ -24,7 +24,7 @@ SHIM_SRCS += libcuda-shim/conn.c libcuda-shim/data.c libcuda-shim/device.c \
 SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore.c \
 	libcuda-shim/library.c libcuda-shim/capture.c libcuda-shim/occupancy.c \
 	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c
-SHIM_SRCS += libcuda-shim/graph.c
+SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c
 
 # launch variants, function attributes, host functions, tensor maps
 SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \

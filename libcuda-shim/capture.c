@@ -242,6 +242,7 @@ void shim_capture_forget(void)
 	shim_ncaptures = 0;
 	pthread_mutex_init(&cap_lock, NULL);
 	shim_graph_forget();	/* the parent's graphs are not the child's */
+	shim_gb_forget();
 }
 
 /* ---- begin and end --------------------------------------------------------- */

@@ -11,10 +11,10 @@
  * graph has; its errors latch); destruction is Deferred; cuGraphUpload is
  * Local (the daemon uploads nothing ahead: the first launch does it).
  *
- * cuGraphGetNodes answers the node count (what CAPTURE_END reported) but
- * names no nodes: node handles are not exposed. Graphs built node by node
- * (cuGraphCreate, cuGraphAdd*Node) are not served: those entry points keep
- * the generated NOT_SUPPORTED stubs.
+ * cuGraphGetNodes answers a captured graph's node count (what CAPTURE_END
+ * reported) but names no nodes: node handles are not exposed. Graphs built
+ * node by node (cuGraphCreate, cuGraphAdd*Node) live in graphbuild.c; the
+ * calls here hand them over to it.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -106,6 +106,8 @@ SHIM_EXPORT CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 
 	if (!num)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (shim_gb_owns(g))
+		return shim_gb_nodes(g, nodes, num, false);
 	r = graph_handle(g, &h);
 	if (r)
 		return r;
@@ -121,7 +123,7 @@ SHIM_EXPORT CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 	return CUDA_SUCCESS;
 }
 
-static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags)
+static CUresult instantiate_daemon(CUgraphExec *out, CUgraph g, unsigned long long flags)
 {
 	struct shim_waiter w = { 0 };
 	uint64_t h;
@@ -136,6 +138,14 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flag
 	if (!r)
 		*out = (CUgraphExec)(uintptr_t)w.aux[0];
 	return r;
+}
+
+/* A graph built node by node is lowered to a capture first (graphbuild.c). */
+static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags)
+{
+	if (out && shim_gb_owns(g))
+		return shim_gb_instantiate(out, g, flags, instantiate_daemon);
+	return instantiate_daemon(out, g, flags);
 }
 
 SHIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g,
@@ -287,8 +297,11 @@ static CUresult destroy(unsigned int op, uint64_t h)
 SHIM_EXPORT CUresult cuGraphDestroy(CUgraph g)
 {
 	uint64_t h;
-	CUresult r = graph_handle(g, &h);
+	CUresult r;
 
+	if (shim_gb_owns(g))
+		return shim_gb_destroy(g);
+	r = graph_handle(g, &h);
 	if (r)
 		return r;
 	graph_forget(h);
@@ -300,10 +313,13 @@ SHIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x)
 	uint64_t h;
 	CUresult r = exec_handle(x, &h);
 
-	return r ? r : destroy(AXON_OP_GRAPH_EXEC_DESTROY, h);
+	if (r)
+		return r;
+	shim_gb_exec_forget(h);	/* made from a built graph: its copy */
+	return destroy(AXON_OP_GRAPH_EXEC_DESTROY, h);
 }
 
-static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *result)
+static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *result)
 {
 	struct shim_waiter w = { 0 };
 	uint64_t hx, hg;
@@ -320,6 +336,30 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *r
 		  : r == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE ? (CUgraphExecUpdateResult)w.aux[0]
 		  : CU_GRAPH_EXEC_UPDATE_ERROR;
 	return r;
+}
+
+CUresult shim_graph_exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *res)
+{
+	return exec_update_daemon(x, g, res);
+}
+
+/* From a built graph: lowered to a capture first (graphbuild.c). */
+static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *result)
+{
+	if (shim_gb_owns(g))
+		return shim_gb_exec_update(x, g, exec_update_daemon, result);
+	return exec_update_daemon(x, g, result);
+}
+
+/* Roots are known for built graphs only (captured ones expose no nodes). */
+SHIM_EXPORT CUresult cuGraphGetRootNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
+{
+	if (!num)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (shim_gb_owns(g))
+		return shim_gb_nodes(g, nodes, num, true);
+	shim_log("cuGraphGetRootNodes: not served for captured graphs");
+	return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 SHIM_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g,

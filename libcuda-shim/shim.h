@@ -209,6 +209,17 @@ void shim_capture_forget(void);		/* forked child */
 /* graph.c: the node count CAPTURE_END reported, for cuGraphGetNodes. */
 void shim_graph_note(uint64_t graph, uint64_t nodes);
 void shim_graph_forget(void);		/* forked child */
+/* graphbuild.c: graphs built node by node, lowered to a capture. */
+bool shim_gb_owns(CUgraph g);
+CUresult shim_gb_destroy(CUgraph g);
+CUresult shim_gb_nodes(CUgraph g, CUgraphNode *nodes, size_t *num, bool roots);
+CUresult shim_gb_instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags,
+			     CUresult (*inst)(CUgraphExec *, CUgraph, unsigned long long));
+CUresult shim_gb_exec_update(CUgraphExec x, CUgraph g,
+			     CUresult (*update)(CUgraphExec, CUgraph, CUgraphExecUpdateResult *),
+			     CUgraphExecUpdateResult *result);
+void shim_gb_exec_forget(uint64_t exec);
+void shim_gb_forget(void);		/* forked child */
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);

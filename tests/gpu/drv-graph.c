@@ -17,7 +17,11 @@
  *      ending a stream that does not capture, capturing the NULL stream,
  *      querying an event recorded in the capture;
  *   4. a cuLaunchKernelEx (with an attribute) in a capture, launched from
- *      an exec whose graph was already destroyed.
+ *      an exec whose graph was already destroyed;
+ *   5. a graph built node by node (memset, kernel, empty, memcpy nodes and
+ *      an added dependency): counts, 10 launches, node parameters changed
+ *      in the graph (the exec keeps its own) and in the exec, an update of
+ *      the exec from the graph.
  *
  * Usage: drv-graph MODULE-IMAGE (tests/sim-kernels/kernels.cu built for
  * the device, e.g. $BUILD/tests/data/kernels.cubin). Exit 0 when every
@@ -359,6 +363,126 @@ static void part4(CUstream s)
 	CK(cuMemFree(p));
 }
 
+/* A kernel node's parameters for f(args) over N elements. */
+static CUDA_KERNEL_NODE_PARAMS knode(CUfunction f, void **args)
+{
+	CUDA_KERNEL_NODE_PARAMS p = {
+		.func = f, .gridDimX = N / 256, .gridDimY = 1, .gridDimZ = 1,
+		.blockDimX = 256, .blockDimY = 1, .blockDimZ = 1,
+		.kernelParams = args,
+	};
+
+	return p;
+}
+
+/*
+ * A graph built node by node:
+ *   memset y = 0 ----\
+ *   fill(x, 2) -------> empty -> saxpy(3, x, y) -> copy z <- y -> scale(z, 0.5)
+ * (the last edge added with cuGraphAddDependencies): y 6, z 3.
+ */
+static void part5(CUstream s)
+{
+	CUgraphNode n_ms, n_fill, n_join, n_saxpy, n_copy, n_scale, two[2];
+	CUdeviceptr x, y, z;
+	CUgraphExec ge;
+	CUcontext ctx;
+	CUgraph g;
+	CUgraphExecUpdateResultInfo info;
+	CUgraphNodeType type;
+	float two_f = 2.0f, four_f = 4.0f, three_f = 3.0f, five_f = 5.0f, half_f = 0.5f;
+	int n = N, i;
+	size_t count = 0;
+	void *a_fill[] = { &x, &two_f, &n };
+	void *a_fill4[] = { &x, &four_f, &n };
+	void *a_saxpy[] = { &n, &three_f, &x, &y };
+	void *a_saxpy5[] = { &n, &five_f, &x, &y };
+	void *a_scale[] = { &z, &half_f, &n };
+	CUDA_KERNEL_NODE_PARAMS kp;
+	CUDA_MEMSET_NODE_PARAMS ms = { 0 };
+	CUDA_MEMCPY3D cp = { 0 };
+	CUresult r;
+
+	CK(cuCtxGetCurrent(&ctx));
+	CK(cuMemAlloc(&x, N * sizeof(float)));
+	CK(cuMemAlloc(&y, N * sizeof(float)));
+	CK(cuMemAlloc(&z, N * sizeof(float)));
+	CK(cuGraphCreate(&g, 0));
+	ms.dst = y;
+	ms.value = 0;
+	ms.elementSize = 4;
+	ms.width = N;
+	ms.height = 1;
+	CK(cuGraphAddMemsetNode(&n_ms, g, NULL, 0, &ms, ctx));
+	kp = knode(f_fill, a_fill);
+	CK(cuGraphAddKernelNode(&n_fill, g, NULL, 0, &kp));
+	two[0] = n_ms;
+	two[1] = n_fill;
+	CK(cuGraphAddEmptyNode(&n_join, g, two, 2));
+	kp = knode(f_saxpy, a_saxpy);
+	CK(cuGraphAddKernelNode(&n_saxpy, g, &n_join, 1, &kp));
+	cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	cp.srcDevice = y;
+	cp.srcPitch = N * sizeof(float);
+	cp.srcHeight = 1;
+	cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	cp.dstDevice = z;
+	cp.dstPitch = N * sizeof(float);
+	cp.dstHeight = 1;
+	cp.WidthInBytes = N * sizeof(float);
+	cp.Height = 1;
+	cp.Depth = 1;
+	CK(cuGraphAddMemcpyNode(&n_copy, g, &n_saxpy, 1, &cp, ctx));
+	kp = knode(f_scale, a_scale);
+	CK(cuGraphAddKernelNode(&n_scale, g, NULL, 0, &kp));
+	CK(cuGraphAddDependencies(g, &n_copy, &n_scale, NULL, 1));
+	CK(cuGraphGetNodes(g, NULL, &count));
+	printf("built graph: %zu nodes", count);
+	CK(cuGraphGetRootNodes(g, NULL, &count));
+	CK(cuGraphNodeGetType(n_join, &type));
+	printf(", %zu roots, join node %s\n", count,
+	       type == CU_GRAPH_NODE_TYPE_EMPTY ? "EMPTY" : "?");
+
+	CK(cuGraphInstantiateWithFlags(&ge, g, 0));
+	for (i = 0; i < 10; i++)
+		CK(cuGraphLaunch(ge, s));
+	CK(cuStreamSynchronize(s));
+	check_f(y, 6.0f, "y of the built graph");
+	check_f(z, 3.0f, "z of the built graph");
+	printf("built graph launch x10: y 6.0 z 3.0 OK\n");
+
+	/* The graph changes, the exec (a snapshot) does not. */
+	kp = knode(f_fill, a_fill4);
+	CK(cuGraphKernelNodeSetParams(n_fill, &kp));
+	CK(cuGraphLaunch(ge, s));
+	CK(cuStreamSynchronize(s));
+	check_f(y, 6.0f, "y after the graph's node changed");
+	/* The exec's node changes. */
+	kp = knode(f_saxpy, a_saxpy5);
+	CK(cuGraphExecKernelNodeSetParams(ge, n_saxpy, &kp));
+	CK(cuGraphLaunch(ge, s));
+	CK(cuStreamSynchronize(s));
+	check_f(y, 10.0f, "y after the exec's node changed");
+	check_f(z, 5.0f, "z after the exec's node changed");
+	printf("node parameters: graph's change leaves the exec, exec's gives y 10.0 z 5.0 OK\n");
+	/* The exec takes the graph's parameters: fill 4, saxpy 3. */
+	memset(&info, 0, sizeof(info));
+	r = cuGraphExecUpdate(ge, g, &info);
+	printf("update from the built graph: %s result %s\n", ename(r), update_name(info.result));
+	if (r)
+		exit(1);
+	CK(cuGraphLaunch(ge, s));
+	CK(cuStreamSynchronize(s));
+	check_f(y, 12.0f, "y after the update from the built graph");
+	check_f(z, 6.0f, "z after the update from the built graph");
+	printf("launch after update: y 12.0 z 6.0 OK\n");
+	CK(cuGraphExecDestroy(ge));
+	CK(cuGraphDestroy(g));
+	CK(cuMemFree(x));
+	CK(cuMemFree(y));
+	CK(cuMemFree(z));
+}
+
 static void part3(CUstream s, CUstream other)
 {
 	static float host[N];
@@ -498,6 +622,7 @@ int main(int argc, char **argv)
 	part2(s, s2);
 	part3(s, s2);
 	part4(s);
+	part5(s);
 
 	CK(cuStreamDestroy(s));
 	CK(cuStreamDestroy(s2));

@@ -68,6 +68,11 @@ static const char *const transcript =
 	"capture of the NULL stream: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"
 	"stream usable after the refused operations: OK\n"
 	"cuLaunchKernelEx node, graph destroyed before the launches: p 6.0 OK\n"
+	"built graph: 6 nodes, 2 roots, join node EMPTY\n"
+	"built graph launch x10: y 6.0 z 3.0 OK\n"
+	"node parameters: graph's change leaves the exec, exec's gives y 10.0 z 5.0 OK\n"
+	"update from the built graph: CUDA_SUCCESS result SUCCESS\n"
+	"launch after update: y 12.0 z 6.0 OK\n"
 	"done\n";
 
 /* Reads fd to EOF (bounded) into buf; returns the length or -1. */
