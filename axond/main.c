@@ -279,6 +279,35 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 	}
 }
 
+/* The client an event names (its socket or doorbell), else NULL. */
+static struct client *event_client(uint64_t tag)
+{
+	if (tag <= EV_KMOD || (tag & EV_PENDING) || (tag & EV_TRACER_BIT))
+		return NULL;
+	return (struct client *)(uintptr_t)(tag & ~EV_DOORBELL_BIT);
+}
+
+/*
+ * One epoll batch. A handler may disconnect, and so free, a client that a
+ * later event of the same batch names (its socket hung up, then its
+ * doorbell): hold a reference on each named client across the batch, so
+ * the later handler finds it dead, not freed.
+ */
+static void handle_events(struct axond *d, const struct epoll_event *evs, int n)
+{
+	struct client *c;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((c = event_client(evs[i].data.u64)))
+			client_get(c);
+	for (i = 0; i < n; i++)
+		handle_event(d, &evs[i]);
+	for (i = 0; i < n; i++)
+		if ((c = event_client(evs[i].data.u64)))
+			client_put(d, c);
+}
+
 #define BATCH	64
 
 static int drain_all(struct axond *d)
@@ -311,7 +340,7 @@ static void run(struct axond *d)
 	struct epoll_event evs[64];
 	uint64_t idle_since = axond_now_ns();
 	unsigned int polls = 0;
-	int i, n;
+	int n;
 
 	while (!d->stop) {
 		if (drain_all(d)) {
@@ -320,16 +349,14 @@ static void run(struct axond *d)
 			if (++polls % 256 == 0) {
 				trace_flush(d);
 				n = epoll_wait(d->epoll_fd, evs, 64, 0);
-				for (i = 0; i < n; i++)
-					handle_event(d, &evs[i]);
+				handle_events(d, evs, n);
 			}
 			continue;
 		}
 		if (axond_now_ns() - idle_since < spin_ns) {
 			server_expire(d);
 			n = epoll_wait(d->epoll_fd, evs, 64, 0);
-			for (i = 0; i < n; i++)
-				handle_event(d, &evs[i]);
+			handle_events(d, evs, n);
 			continue;
 		}
 		/*
@@ -347,8 +374,7 @@ static void run(struct axond *d)
 			n = 0;
 		atomic_store(&d->sleeping, false);
 		set_need_wakeup(d, false);
-		for (i = 0; i < n; i++)
-			handle_event(d, &evs[i]);
+		handle_events(d, evs, n);
 		idle_since = axond_now_ns();
 	}
 }
