@@ -70,10 +70,13 @@ struct gb_stream {
 
 static struct {
 	pthread_mutex_t lock;
+	/* Serialises lowering: one capture at a time on a private stream.
+	 * Taken before anything else, never while holding gb.lock. */
+	pthread_mutex_t lower_lock;
 	struct gb_graph *graphs;
 	struct gb_exec *execs;
 	struct gb_stream streams[SHIM_MAX_CTX];
-} gb = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} gb = { .lock = PTHREAD_MUTEX_INITIALIZER, .lower_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static bool live(const struct gb_graph *g)
 {
@@ -519,9 +522,17 @@ CUresult shim_gb_nodes(CUgraph hg, CUgraphNode *nodes, size_t *num, bool roots)
 		k++;
 	}
 	pthread_mutex_unlock(&gb.lock);
-	/* As the driver: with an array, at most *num are written and *num
-	 * says how many were; without, *num is the total. */
-	*num = nodes && k > *num ? *num : k;
+	/* As the driver: with an array, at most *num are written, the rest of
+	 * it is cleared and *num says how many were; without, *num is the
+	 * total. */
+	if (nodes) {
+		for (i = k; i < *num; i++)
+			nodes[i] = NULL;
+		if (k < *num)
+			*num = k;
+		return CUDA_SUCCESS;
+	}
+	*num = k;
 	return CUDA_SUCCESS;
 }
 
@@ -667,7 +678,19 @@ static CUresult lower_memset(CUstream s, const CUDA_MEMSET_NODE_PARAMS *m)
 }
 
 /* Lowers g (a copy, owned by the caller) to a daemon graph in *out. */
+static CUresult lower_locked(const struct gb_graph *g, CUgraph *out);
+
 static CUresult lower(const struct gb_graph *g, CUgraph *out)
+{
+	CUresult r;
+
+	pthread_mutex_lock(&gb.lower_lock);
+	r = lower_locked(g, out);
+	pthread_mutex_unlock(&gb.lower_lock);
+	return r;
+}
+
+static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
 {
 	CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
 	CUresult r, r2;
@@ -856,6 +879,7 @@ static CUresult exec_kernel_set(CUgraphExec x, CUgraphNode h, CUfunction f,
 	struct gb_node tmp = { .type = CU_GRAPH_NODE_TYPE_KERNEL };
 	CUgraphExecUpdateResult res;
 	struct gb_graph *copy = NULL;
+	bool found = false;
 	struct gb_exec *e;
 	CUgraph dg = NULL;
 	CUresult r;
@@ -870,13 +894,16 @@ static CUresult exec_kernel_set(CUgraphExec x, CUgraphNode h, CUfunction f,
 		;
 	for (i = 0; e && i < e->copy->n && e->orig[i] != (struct gb_node *)h; i++)
 		;
-	if (e && i < e->copy->n && e->copy->node[i]->type == CU_GRAPH_NODE_TYPE_KERNEL)
+	if (e && i < e->copy->n && e->copy->node[i]->type == CU_GRAPH_NODE_TYPE_KERNEL) {
+		found = true;
 		copy = graph_copy(e->copy);
+	}
 	pthread_mutex_unlock(&gb.lock);
 	if (!copy) {
 		free(tmp.k.args);
-		/* Execs made by capture have no node handles to name. */
-		return e ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+		/* Not a kernel node of the graph the exec was made from (execs
+		 * made by capture have no node handles to name). */
+		return found ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
 	}
 	free(copy->node[i]->k.args);
 	copy->node[i]->k = tmp.k;
@@ -943,4 +970,5 @@ void shim_gb_forget(void)
 	}
 	memset(gb.streams, 0, sizeof(gb.streams));
 	pthread_mutex_init(&gb.lock, NULL);
+	pthread_mutex_init(&gb.lower_lock, NULL);
 }
