@@ -97,9 +97,11 @@ size_t devout_take(struct client *c, unsigned int which, void *dst, size_t max,
 	if (c->devout) {
 		o = &c->devout->out[which];
 		n = o->len < max ? o->len : max;
-		memcpy(dst, o->buf, n);
-		memmove(o->buf, o->buf + n, o->len - n);
-		o->len -= n;
+		if (n) {	/* an output never written has no buffer */
+			memcpy(dst, o->buf, n);
+			memmove(o->buf, o->buf + n, o->len - n);
+			o->len -= n;
+		}
 		*left = o->len;
 		axon_write_once(&c->dpage->devout_pending, held(c->devout));
 	}

@@ -524,7 +524,7 @@ static void flush_output(struct inflight *f)
 	    atomic_load(&w->client->dead_for_worker))
 		return;
 	cm = w->launch.func->module->backend_priv;
-	if (!cm || !cm->prints)
+	if (!cm || !cm->prints || atomic_load(&f->g->poison))
 		return;
 	enter(f->g, w->client);
 	vd.cuEventSynchronize(f->ev);
@@ -553,7 +553,11 @@ static int poll_inflight(struct cu_dev *cd)
 			pp = &f->next;
 			continue;
 		}
+		/* The driver may report a fault here, and print what goes
+		 * with it (a failed assert's message): that is this client's. */
+		cu_devout_sink(f->w->client);
 		r = vd.cuEventQuery(f->ev);
+		cu_devout_sink(NULL);
 		if (r == CUDA_ERROR_NOT_READY) {
 			if (nbusy == sizeof(busy) / sizeof(busy[0]))
 				break;

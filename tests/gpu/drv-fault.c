@@ -195,6 +195,9 @@ static int good(int ready, int go)
 	}
 	if (ok)
 		printf("good: every round correct, before, during and after the faults\n");
+	free(a);
+	free(b);
+	free(c);
 	return ok ? 0 : 1;
 }
 
@@ -280,6 +283,7 @@ int main(int argc, char **argv)
 	if (write(go_fd[1], "G", 1) != 1)
 		bad = 1;
 	bad |= finish("good", g, gout);
+	free(image);
 	printf("drv-fault: %s\n", bad ? "FAILED" : "OK");
 	return bad ? 1 : 0;
 }

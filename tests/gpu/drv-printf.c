@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 	CUmodule mod;
 	CUevent ev;
 	CUdeviceptr buf;
+	void *image;
 	int x = 0;
 
 	if (argc != 2) {
@@ -93,7 +94,9 @@ int main(int argc, char **argv)
 	CK(cuInit(0));
 	CK(cuDeviceGet(&dev, 0));
 	CK(cuCtxCreate(&ctx, NULL, 0, dev));
-	CK(cuModuleLoadData(&mod, load(argv[1])));
+	image = load(argv[1]);
+	CK(cuModuleLoadData(&mod, image));
+	free(image);
 	CK(cuModuleGetFunction(&hello, mod, "print_hello"));
 	CK(cuEventCreate(&ev, CU_EVENT_DEFAULT));
 	CK(cuMemAlloc(&buf, sizeof(x)));
