@@ -372,11 +372,6 @@ struct axon_cqe {
  *                                             -> aux0 nanoseconds
  * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
  *                                             -> aux0 value
- * DEVOUT_READ      obj.data_off/data_len: a data-area buffer the daemon
- *                  fills with the oldest device output (kernel printf) it
- *                  holds for the client, in order
- *                                             -> aux0 bytes written, aux1
- *                                                bytes still held
  * DEVOUT_READ      obj.arg0 AXON_DEVOUT_STDOUT or AXON_DEVOUT_STDERR,
  *                  obj.data_off/data_len: a data-area buffer the daemon
  *                  fills with the oldest device output of that kind it
