@@ -528,7 +528,8 @@ static void flush_output(struct inflight *f)
 		return;
 	enter(f->g, w->client);
 	vd.cuEventSynchronize(f->ev);
-	cu_devout_collect();
+	/* (fd 1 is read at context synchronisations and module loads,
+	 * not here: no system call per launch) */
 	cu_devout_sink(NULL);
 	vd.cuCtxSetCurrent(cu.dev[f->g->dev].ctx);
 }
@@ -621,6 +622,13 @@ static void run_one(struct cu_dev *cd, struct work *w)
 						w->unmap.len, w->unmap.phys);
 			else
 				unmap_pages(w->client, w->unmap.addr, w->unmap.len);
+		}
+		if (w->type == WORK_MARKER) {
+			/* Anything the driver wrote to fd 1 itself (not
+			 * through stdio) is taken as this client's. */
+			cu_devout_sink(w->client);
+			cu_devout_collect();
+			cu_devout_sink(NULL);
 		}
 		/* A context synchronisation reports a poisoned context (in
 		 * shared mode also to clients whose own work did not fault). */
