@@ -520,8 +520,10 @@ static void flush_output(struct inflight *f)
 	struct work *w = f->w;
 	struct cu_module *cm;
 
-	if (w->type != WORK_LAUNCH || !w->launch.func || !w->launch.func->module ||
-	    atomic_load(&w->client->dead_for_worker))
+	/* Shared mode: one printf buffer for everyone, left to axond's
+	 * stdout; nothing to attribute. */
+	if (cu.shared_mode || w->type != WORK_LAUNCH || !w->launch.func ||
+	    !w->launch.func->module || atomic_load(&w->client->dead_for_worker))
 		return;
 	cm = w->launch.func->module->backend_priv;
 	if (!cm || !cm->prints || atomic_load(&f->g->poison))
