@@ -346,6 +346,9 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	d->mem_reserved += credit;
 	c->params.mint_credit = credit;
 	c->params.features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
+	/* Shared host memory needs the socket to pass descriptors on. */
+	if (c->transport == CLIENT_UNIX)
+		c->params.features |= AXON_FEAT_HOSTMEM;
 	c->dpage->mint_credit = credit;
 
 	w->status = 0;

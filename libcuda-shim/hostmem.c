@@ -236,7 +236,9 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	void *p;
 	int fd;
 
-	if (shim.ring.transport != AXON_TRANSPORT_UNIX || shim.ring.sock_fd < 0)
+	/* An older daemon would end the connection at the descriptor. */
+	if (shim.ring.transport != AXON_TRANSPORT_UNIX || shim.ring.sock_fd < 0 ||
+	    !(shim.ring.params.features & AXON_FEAT_HOSTMEM))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (len > SIZE_MAX - page)
 		return CUDA_ERROR_OUT_OF_MEMORY;

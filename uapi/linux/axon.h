@@ -535,6 +535,9 @@ enum axon_op {
  * @cookie:	the client's non-zero name for the descriptor, unique among
  *		its unclaimed ones
  *
+ * Only a daemon that sets AXON_FEAT_HOSTMEM in the client's features takes
+ * these messages (an older one ends the connection).
+ *
  * The descriptor must be a memfd (MFD_ALLOW_SEALING) sealed against
  * shrinking (F_SEAL_SHRINK), opened read-write, at least as large as the
  * region rounded up to whole pages: the daemon maps it MAP_SHARED, so a
@@ -682,11 +685,13 @@ enum {
 	AXON_FEAT_DEFERRED_BIT,		/* AXON_SQE_F_DEFERRED */
 	AXON_FEAT_MINT_BIT,		/* client-minted addresses */
 	AXON_FEAT_FRONTIER_BIT,		/* per-stream frontier */
+	AXON_FEAT_HOSTMEM_BIT,		/* shared host memory: HOSTMEM_*, AXON_COPY_F_HOSTMEM */
 	AXON_FEAT_LAST
 };
 #define AXON_FEAT_DEFERRED	(1U << AXON_FEAT_DEFERRED_BIT)
 #define AXON_FEAT_MINT		(1U << AXON_FEAT_MINT_BIT)
 #define AXON_FEAT_FRONTIER	(1U << AXON_FEAT_FRONTIER_BIT)
+#define AXON_FEAT_HOSTMEM	(1U << AXON_FEAT_HOSTMEM_BIT)
 
 /**
  * struct axon_params - ring sizes in, geometry out
