@@ -19,9 +19,9 @@
 
 struct backend;
 struct work;
+struct graph_client;
 struct vmm_phys;
 struct vmm_client;
-struct graph_client;
 
 /* How an op is accounted in the stats (the brief's call classes). */
 enum op_class {
@@ -68,6 +68,7 @@ struct stream {
 	uint64_t submitted;	/* stream-ordered ops taken (dispatcher) */
 	uint64_t completed;	/* worker: ops finished */
 	bool is_default;
+	int priority;		/* as created: 0 lowest, negative higher */
 	/* Host functions (ops/hostfunc.c, dispatcher): while held, the
 	 * stream's later work waits in the client's parked list until the
 	 * client says the function with user_data hold_token ran. */
@@ -186,13 +187,18 @@ struct client {
 	_Atomic bool dead_for_worker;
 
 	void *backend_priv;
-	struct devout *devout;	/* device output not fetched yet (devout.c) */
-	unsigned int ntracers;	/* tracers following this client */
 	/* Shared host regions and descriptors sent for them (ops/hostmem.c;
 	 * dispatcher only), NULL until the first. */
 	struct hostmem_table *hostmem;
-	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
+	struct devout *devout;	/* device output not fetched yet (devout.c) */
+	unsigned int ntracers;	/* tracers following this client */
 	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
+	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
+	/* Objects the driver's private entry points returned for this
+	 * client (ops/private.c): the client only ever sees their index. */
+#define AXON_MAX_PRIV_OBJS 16
+	uint64_t priv_obj[AXON_MAX_PRIV_OBJS];
+	unsigned int npriv_obj;
 	/* Work held back behind host functions, in issue order
 	 * (ops/hostfunc.c; dispatcher only). */
 	struct work *parked_head, *parked_tail;
@@ -216,7 +222,7 @@ struct axond_config {
 	uint64_t va_size;	/* bytes of device addresses per client */
 	unsigned int region_pool;	/* regions kept ready (pool.c) */
 	const char *isolation;	/* cuda: "context" (default) or "shared" */
-	unsigned int context_pool;	/* cuda: contexts kept ready per device */
+	unsigned int context_pool;	/* cuda, context mode: contexts kept ready */
 	int verbose;
 };
 

@@ -128,6 +128,16 @@ struct backend {
 	int (*module_get_global)(struct axond *d, struct client *c,
 				 struct module *m, const char *name,
 				 uint64_t *addr, uint64_t *size);
+	/*
+	 * Optional, AXON_OP_PRIVATE_CALL: call the driver's private entry
+	 * point (AXON_PRIV_*) in the client's context ctx with arg (an object
+	 * the backend returned before, for a query); *out gets the answer.
+	 */
+	int (*private_call)(struct axond *d, struct client *c, struct ctx *ctx,
+			    unsigned int call, uint64_t arg, uint64_t *out);
+	/* AXON_OP_OCCUPANCY: q is validated; *value gets the answer. */
+	int (*occupancy)(struct axond *d, struct client *c, struct func *f,
+			 const struct axon_sqe *q, int *value);
 	int (*func_get_attr)(struct axond *d, struct func *f, int attr,
 			     int64_t *value);
 	/* CUresult; the dispatcher checked that attr is settable. c owns f. */
@@ -165,8 +175,8 @@ struct backend {
 	/*
 	 * Optional: make a shared host region (ops/hostmem.h) usable by the
 	 * device. Finishes with hostmem_register_done(d, h, w, res), now or
-	 * later on any thread, having set h->devptr and h->backend_priv.
-	 * Without it the daemon's mapping is used as is.
+	 * later on any thread, having set h->devptr for a DEVICEMAP region
+	 * and h->backend_priv. Without it the daemon's mapping is used as is.
 	 */
 	void (*hostmem_register)(struct axond *d, struct hostmem *h, struct work *w);
 	/* Undo it (waiting for one in progress); the dispatcher, once no

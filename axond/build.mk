@@ -15,12 +15,16 @@ include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
 # device output (kernel printf) routed to each client
 AXOND_SRCS += axond/devout.c axond/ops/devout.c axond/cuda/devout.c
+# cluster occupancy queries (answered by the backend)
+AXOND_SRCS += axond/ops/occupancy.c axond/sim/occupancy.c
+# private driver entry points the math libraries call (ops/private.c)
+AXOND_SRCS += axond/ops/private.c
 # the cuda backend's contexts (isolation modes)
 AXOND_SRCS += axond/cuda/context.c
-# graphs: capture, instantiate, launch, update (ops), and each backend's side
-AXOND_SRCS += axond/ops/graph.c axond/sim/graph.c axond/cuda/graph.c
 # VMM for clients (cuMemCreate/cuMemMap): ops, and each backend's side
 AXOND_SRCS += axond/ops/vmm.c axond/sim/vmm.c axond/cuda/vmm.c
+# graphs: capture, instantiate, launch, update (ops), and each backend's side
+AXOND_SRCS += axond/ops/graph.c axond/sim/graph.c axond/cuda/graph.c
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)

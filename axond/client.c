@@ -23,10 +23,10 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
-#include "ops/hostmem.h"
 #include "devout.h"
-#include "ops/ops.h"
 #include "graph.h"
+#include "ops/hostmem.h"
+#include "ops/ops.h"
 
 #define DEFAULT_SQ_ENTRIES	256
 #define PAGE			4096ULL

@@ -44,6 +44,8 @@ static const char *const op_names[AXON_OP_LAST] = {
 	[AXON_OP_MEM_CREATE]		= "MEM_CREATE",
 	[AXON_OP_MEM_RELEASE]		= "MEM_RELEASE",
 	[AXON_OP_DEVOUT_READ]		= "DEVOUT_READ",
+	[AXON_OP_OCCUPANCY]		= "OCCUPANCY",
+	[AXON_OP_PRIVATE_CALL]		= "PRIVATE_CALL",
 };
 
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == AXON_OP_LAST,

@@ -23,16 +23,15 @@ SHIM_SRCS += libcuda-shim/conn.c libcuda-shim/data.c libcuda-shim/device.c \
 	libcuda-shim/launch.c libcuda-shim/errors.c
 SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore.c \
 	libcuda-shim/library.c libcuda-shim/capture.c libcuda-shim/occupancy.c \
-	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c
+	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c libcuda-shim/exportlibs.c
+SHIM_SRCS += libcuda-shim/devout.c
+
+SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/vmm.c
 SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c
 
 # launch variants, function attributes, host functions, tensor maps
 SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \
 	libcuda-shim/tensormap.c
-
-SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/vmm.c
-
-SHIM_SRCS += libcuda-shim/devout.c
 
 SHIM_LIBS += $(LIBAXON_A) $(COMMON_LIB) -ldl -lpthread
 

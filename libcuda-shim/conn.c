@@ -64,10 +64,11 @@ static void forget_in_child(void)
 	memset(shim.seq, 0, sizeof(shim.seq));
 	shim_funcs_forget();
 	shim_events_forget();
-	shim_mempool_forget();
-	shim_vmm_forget();
+	shim_streams_forget();
 	shim_hostfns_forget();
 	shim_capture_forget();
+	shim_mempool_forget();
+	shim_vmm_forget();
 	shim_ctx_storage_forget();
 	shim.nrecs = 0;
 	shim.data_head = shim.data_tail = 0;

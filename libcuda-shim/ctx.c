@@ -262,6 +262,7 @@ static CUresult ctx_sync_once(struct shim_ctx *sc)
 	if (r)
 		return r;
 	r = shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
+
 	/* What the context's kernels printed, after its synchronisation. */
 	shim_devout_drain();
 	return r;

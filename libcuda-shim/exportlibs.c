@@ -10,6 +10,11 @@
  *       [4](ctx, &id, ...) and gets 1 for the first context).
  *       cuBLAS calls it once per cluster-occupancy probe during cublasCreate
  *       and fails with CUBLAS_STATUS_NOT_SUPPORTED if it is refused.
+ *       On its first GEMM cuBLAS also calls slot 51 (ctx, 0, &obj, 0) and
+ *       then slot 39 (ctx, obj, &value) (value 7 on the H200); what they
+ *       mean is not known, so the daemon makes the same two calls on the
+ *       client's context with the real driver (AXON_OP_PRIVATE_CALL) and
+ *       the object stays in the daemon: cuBLAS gets a stand-in here.
  *   6e163fbe-b958-444d-835c-e182aff1991e  asked for by cuFFT 12.0, which
  *       fails cufftPlan* with CUFFT_INTERNAL_ERROR when the table is refused.
  *       Its only call, traced on the H200 (driver 580.159.04, 2026-11-29,
@@ -81,6 +86,62 @@ static CUresult ctxid_context_id(CUcontext ctx, unsigned long long *id)
 	return cuCtxGetId(ctx, id);
 }
 
+/* Stand-ins for the driver objects slot 51 gives out, by daemon token. */
+#define PRIV_OBJS	16
+static uint64_t priv_obj[PRIV_OBJS][8];
+
+static CUresult priv_call(CUcontext ctx, unsigned int call, uint64_t arg, uint64_t *out)
+{
+	struct shim_waiter w = { 0 };
+	struct shim_ctx *sc;
+	CUresult r = shim_ensure_init();
+
+	if (r)
+		return r;
+	sc = ctx ? shim_ctx_of(ctx) : shim_current_ctx();
+	if (!sc)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	r = shim_call_obj(AXON_OP_PRIVATE_CALL, sc->handle, call, arg, &w);
+	if (!r)
+		*out = w.aux[0];
+	return r;
+}
+
+static CUresult ctxid_slot51(CUcontext ctx, void *zero, void **obj, void *zero2)
+{
+	uint64_t token = 0;
+	CUresult r;
+
+	if (zero || zero2 || !obj) {
+		shim_log("export table 21318c60 slot 51: arguments not as seen (%p, %p, %p)",
+			 zero, (void *)obj, zero2);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	r = priv_call(ctx, AXON_PRIV_CTX_OBJ, 0, &token);
+	if (r)
+		return r;
+	if (!token || token > PRIV_OBJS)
+		return CUDA_ERROR_UNKNOWN;
+	*obj = priv_obj[token - 1];
+	return CUDA_SUCCESS;
+}
+
+static CUresult ctxid_slot39(CUcontext ctx, void *obj, uint32_t *value, void *zero)
+{
+	uint64_t token, v = 0;
+	CUresult r;
+
+	(void)zero;
+	if (!value || (uint64_t *)obj < priv_obj[0] || (uint64_t *)obj >= priv_obj[PRIV_OBJS] ||
+	    ((uintptr_t)obj - (uintptr_t)priv_obj[0]) % sizeof(priv_obj[0]))
+		return CUDA_ERROR_INVALID_VALUE;
+	token = ((uintptr_t)obj - (uintptr_t)priv_obj[0]) / sizeof(priv_obj[0]) + 1;
+	r = priv_call(ctx, AXON_PRIV_CTX_OBJ_QUERY, token, &v);
+	if (!r)
+		*value = (uint32_t)v;
+	return r;
+}
+
 static CUresult fft_slot7(void *ctx, void *obj, void *cb, void *out, void *obj2,
 			  void *data)
 {
@@ -94,6 +155,8 @@ static const void *fft_table[100] = { SIZE_WORD(FFT_SLOTS), F_ALL(fft) };
 const void *shim_export_ctxid_table(void)
 {
 	ctxid_table[4] = (const void *)ctxid_context_id;
+	ctxid_table[39] = (const void *)ctxid_slot39;
+	ctxid_table[51] = (const void *)ctxid_slot51;
 	return ctxid_table;
 }
 

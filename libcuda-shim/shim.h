@@ -164,6 +164,8 @@ static inline uint64_t shim_stream_next(uint64_t stream)
 }
 
 CUresult shim_stream_sync(uint64_t stream);
+/* After fork: the parent's streams mean nothing to the child. */
+void shim_streams_forget(void);
 
 /*
  * capture.c: stream capture's rules for other calls. Each check answers
@@ -234,6 +236,10 @@ void shim_events_forget(void);
 bool shim_hostfns_pending(uint64_t stream);
 void shim_hostfns_forget(void);
 
+/* devout.c: write the device output (kernel printf) the daemon holds for
+ * us to stdout; at CUDA's flush points, with shim.lock not held. */
+void shim_devout_drain(void);
+
 /* mem.c: minting (lock held; the synchronous path drops and retakes it) */
 CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *addr);
 CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr);
@@ -260,10 +266,6 @@ int shim_vmm_lookup(uint64_t ptr, uint64_t *base, uint64_t *size,
 		    const struct shim_vmm_info **info);
 bool shim_vmm_reserved(uint64_t addr);	/* a reservation starts at addr */
 void shim_vmm_forget(void);		/* forked child */
-
-/* devout.c: write the device output (kernel printf) the daemon holds for
- * us to stdout; at CUDA's flush points, with shim.lock not held. */
-void shim_devout_drain(void);
 
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

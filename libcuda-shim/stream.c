@@ -5,6 +5,8 @@
  * number of operations this process queued on the stream with the number
  * the daemon says the device finished, without crossing.
  */
+#include <string.h>
+
 #include "shim.h"
 
 CUresult shim_stream(CUstream s, uint64_t *handle)
@@ -28,6 +30,18 @@ CUresult shim_stream(CUstream s, uint64_t *handle)
 	return CUDA_SUCCESS;
 }
 
+/* What each stream was created with, by frontier slot (Local answers). */
+static struct {
+	uint64_t handle;
+	unsigned int flags;
+	int priority;
+} created[AXON_MAX_FRONTIER];
+
+void shim_streams_forget(void)
+{
+	memset(created, 0, sizeof(created));
+}
+
 static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
 {
 	struct shim_waiter w = { 0 };
@@ -37,9 +51,17 @@ static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
 
 	if (!ph)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
+	/* "Priorities outside the range are clamped to the nearest valid
+	 * priority" (cuStreamCreateWithPriority). */
+	if (priority > 0)
+		priority = 0;
+	if (priority < AXON_STREAM_PRIORITY_GREATEST)
+		priority = AXON_STREAM_PRIORITY_GREATEST;
 	shim_lock();
 	sqe = shim_sqe();
 	if (!sqe) {
@@ -49,7 +71,12 @@ static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
 	axon_prep_obj(sqe, AXON_OP_STREAM_CREATE, sc->handle, flags, (uint64_t)(int64_t)priority);
 	r = shim_sync_op(sqe, &w);
 	if (!r) {
-		shim.seq[shim_slot(w.aux[0]) % AXON_MAX_FRONTIER] = 0;
+		uint32_t slot = shim_slot(w.aux[0]) % AXON_MAX_FRONTIER;
+
+		shim.seq[slot] = 0;
+		created[slot].handle = w.aux[0];
+		created[slot].flags = flags;
+		created[slot].priority = priority;
 		*ph = (CUstream)(uintptr_t)w.aux[0];
 	}
 	shim_unlock();
@@ -66,14 +93,37 @@ SHIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags
 	return stream_create(ph, flags, priority);
 }
 
+/* A stream this process created (NULL for a default stream). */
+static bool created_with(uint64_t h, unsigned int *flags, int *priority)
+{
+	uint32_t slot = shim_slot(h) % AXON_MAX_FRONTIER;
+	bool ok;
+
+	shim_lock();
+	ok = created[slot].handle == h;
+	if (ok) {
+		*flags = created[slot].flags;
+		*priority = created[slot].priority;
+	}
+	shim_unlock();
+	return ok;
+}
+
 SHIM_EXPORT CUresult cuStreamGetPriority(CUstream s, int *priority)
 {
+	unsigned int flags = 0;
 	uint64_t h;
+	int prio = 0;
 	CUresult r = shim_stream(s, &h);
 
-	if (!r && priority)
-		*priority = 0;
-	return r ? r : priority ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	if (r)
+		return r;
+	if (!priority)
+		return CUDA_ERROR_INVALID_VALUE;
+	created_with(h, &flags, &prio);
+	*priority = prio;
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
 }
 
 SHIM_EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
@@ -81,7 +131,7 @@ SHIM_EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
 	if (least)
 		*least = 0;
 	if (greatest)
-		*greatest = -5;
+		*greatest = AXON_STREAM_PRIORITY_GREATEST;
 	return CUDA_SUCCESS;
 }
 
@@ -225,10 +275,17 @@ SHIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int
 
 SHIM_EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned int *flags)
 {
+	unsigned int f = 0;
 	uint64_t h;
+	int prio = 0;
 	CUresult r = shim_stream(s, &h);
 
-	if (!r && flags)
-		*flags = 0;
-	return r;
+	if (r)
+		return r;
+	if (!flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	created_with(h, &f, &prio);
+	*flags = f;
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
 }

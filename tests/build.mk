@@ -15,17 +15,19 @@ IT_DIR     := tests/integration
 IT_OBJDIR  := $(BUILD)/obj/$(IT_DIR)
 
 IT_CLIENTS      := vecadd streams bigcopy errors busy
-IT_CLIENTS      += pinned
 IT_CLIENTS      += mempool vmm
+IT_CLIENTS      += pinned
 IT_CLIENTS      += launchex hostfn
+IT_CLIENTS      += mathlibs
 IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
 IT_CUCLIENT_OBJ := $(IT_OBJDIR)/cuclient.o
 
 IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl \
 		   regressions
-IT_TESTS        += pinned
 IT_TESTS        += mempool vmm
+IT_TESTS        += pinned
 IT_TESTS        += launchex hostfn launchraw
+IT_TESTS        += mathlibs
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
 IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
 
@@ -66,7 +68,8 @@ TEST_PROGS += $(IT_GRAPH_TEST)
 $(BUILD)/tests/bin/drv-graph: $(BUILD)/obj/tests/gpu/drv-graph.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 		-Wl,-rpath,'$$ORIGIN/../../lib'
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
 # Device output and device faults: integration-devout (devout_test.c) drives
 # tests/gpu/drv-printf and drv-fault, which gpucheck runs on a GPU.
 IT_DEVOUT_TEST := $(BUILD)/tests/integration-devout

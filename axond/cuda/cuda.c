@@ -45,9 +45,9 @@
 #include "devout.h"
 #include "cugraph.h"
 #include "vendor.h"
-#include "hostmem.h"
-#include "vmm.h"
 #include "launch.h"
+#include "vmm.h"
+#include "hostmem.h"
 
 struct inflight {
 	struct work *w;
@@ -375,7 +375,7 @@ static CUstream stream_of(struct stream *s, CUresult *r)
 
 	*r = CUDA_SUCCESS;
 	if (!cs) {
-		*r = vd.cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING);
+		*r = vd.cuStreamCreateWithPriority(&cs, CU_STREAM_NON_BLOCKING, s->priority);
 		if (*r)
 			return NULL;
 		s->backend_priv = cs;
@@ -1241,6 +1241,83 @@ static int cuda_module_get_global(struct axond *d, struct client *c, struct modu
 	return 0;
 }
 
+/*
+ * AXON_OP_OCCUPANCY: the driver's own answer, in the context the function
+ * was loaded in. The grid matters only for its divisibility by the cluster.
+ */
+static int cuda_occupancy(struct axond *d, struct client *c, struct func *f,
+			  const struct axon_sqe *q, int *value)
+{
+	CUlaunchAttribute attr;
+	CUlaunchConfig cfg;
+	CUresult r;
+
+	(void)d;
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&attr, 0, sizeof(attr));
+	cfg.gridDimX = q->occupancy.grid[0];
+	cfg.gridDimY = q->occupancy.grid[1];
+	cfg.gridDimZ = q->occupancy.grid[2];
+	cfg.blockDimX = q->occupancy.block[0];
+	cfg.blockDimY = q->occupancy.block[1];
+	cfg.blockDimZ = q->occupancy.block[2];
+	cfg.sharedMemBytes = q->occupancy.shared_bytes;
+	if (q->occupancy.cluster[0] || q->occupancy.cluster[1] || q->occupancy.cluster[2]) {
+		attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		attr.value.clusterDim.x = q->occupancy.cluster[0] ? q->occupancy.cluster[0] : 1;
+		attr.value.clusterDim.y = q->occupancy.cluster[1] ? q->occupancy.cluster[1] : 1;
+		attr.value.clusterDim.z = q->occupancy.cluster[2] ? q->occupancy.cluster[2] : 1;
+		cfg.attrs = &attr;
+		cfg.numAttrs = 1;
+	}
+	r = cuda_enter(c, f->module->ctx->device);
+	if (!r) {
+		if (q->occupancy.query == AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE)
+			r = vd.cuOccupancyMaxPotentialClusterSize(value,
+					(CUfunction)f->backend_priv, &cfg);
+		else
+			r = vd.cuOccupancyMaxActiveClusters(value, (CUfunction)f->backend_priv, &cfg);
+	}
+	cuda_leave();
+	return r;
+}
+
+/*
+ * AXON_OP_PRIVATE_CALL (ops/private.c): the driver's own private entry
+ * point, called as cuBLAS calls it, on the client's context.
+ */
+static int cuda_private_call(struct axond *d, struct client *c, struct ctx *ctx,
+			     unsigned int call, uint64_t arg, uint64_t *out)
+{
+	static const CUuuid table_id = { { 0x21, 0x31, (char)0x8c, 0x60, (char)0x97, 0x14,
+					   0x32, 0x48, (char)0x8c, (char)0xa6, 0x41,
+					   (char)0xff, 0x73, 0x24, (char)0xc8, (char)0xf2 } };
+	typedef CUresult (*slot_fn)(CUcontext, void *, void *, void *);
+	const void *const *t = NULL;
+	struct cu_gctx *g;
+	void *obj = NULL;
+	uint64_t value = 0;
+	CUresult r;
+
+	(void)d;
+	r = vd.cuGetExportTable((const void **)&t, &table_id);
+	if (r || !t || (uintptr_t)t[0] < 52 * sizeof(void *) || !t[51] || !t[39])
+		return CUDA_ERROR_NOT_SUPPORTED;
+	r = cuda_enter(c, ctx->device);
+	g = client_gctx(c, ctx->device);
+	if (!r && !g)
+		r = CUDA_ERROR_INVALID_CONTEXT;
+	if (!r && call == AXON_PRIV_CTX_OBJ) {
+		r = ((slot_fn)(uintptr_t)t[51])(g->ctx, NULL, &obj, NULL);
+		*out = (uint64_t)(uintptr_t)obj;
+	} else if (!r) {
+		r = ((slot_fn)(uintptr_t)t[39])(g->ctx, (void *)(uintptr_t)arg, &value, NULL);
+		*out = value;
+	}
+	cuda_leave();
+	return r;
+}
+
 static int cuda_func_get_attr(struct axond *d, struct func *f, int attr, int64_t *value)
 {
 	int v = 0;
@@ -1290,6 +1367,8 @@ const struct backend cuda_backend = {
 	.module_get_func = cuda_module_get_func,
 	.module_get_global = cuda_module_get_global,
 	.func_get_attr = cuda_func_get_attr,
+	.occupancy = cuda_occupancy,
+	.private_call = cuda_private_call,
 	.func_set_attr = cuda_func_set_attr,
 	.tensor_map_encode = cuda_tensor_map_encode,
 	.func_free = cuda_func_free,

@@ -30,8 +30,10 @@
 	X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD16Async)	\
 	X(cuMemsetD32Async) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)	\
 	X(cuMemsetD2D32Async)						\
-	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent) X(cuCtxPushCurrent) \
+	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent) X(cuCtxPushCurrent)		\
 	X(cuEventSynchronize)						\
+	X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxPotentialClusterSize) \
+	X(cuStreamCreateWithPriority) X(cuGetExportTable)		\
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
 	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)

@@ -81,13 +81,8 @@ enum op_status op_event_destroy(struct op_ctx *o);
 enum op_status op_event_record(struct op_ctx *o);
 enum op_status op_event_elapsed(struct op_ctx *o);
 enum op_status op_func_get_attr(struct op_ctx *o);
-enum op_status op_hostmem_register(struct op_ctx *o);
-enum op_status op_hostmem_unregister(struct op_ctx *o);
-enum op_status op_devout_read(struct op_ctx *o);
-enum op_status op_launch_ex(struct op_ctx *o);
-enum op_status op_func_set_attr(struct op_ctx *o);
-enum op_status op_tensor_map_encode(struct op_ctx *o);
-enum op_status op_host_func(struct op_ctx *o);
+enum op_status op_occupancy(struct op_ctx *o);		/* occupancy.c */
+enum op_status op_private_call(struct op_ctx *o);	/* private.c */
 enum op_status op_capture_begin(struct op_ctx *o);
 enum op_status op_capture_end(struct op_ctx *o);
 enum op_status op_graph_instantiate(struct op_ctx *o);
@@ -95,6 +90,13 @@ enum op_status op_graph_launch(struct op_ctx *o);
 enum op_status op_graph_destroy(struct op_ctx *o);
 enum op_status op_graph_exec_destroy(struct op_ctx *o);
 enum op_status op_graph_exec_update(struct op_ctx *o);
+enum op_status op_launch_ex(struct op_ctx *o);
+enum op_status op_func_set_attr(struct op_ctx *o);
+enum op_status op_tensor_map_encode(struct op_ctx *o);
+enum op_status op_host_func(struct op_ctx *o);
+enum op_status op_hostmem_register(struct op_ctx *o);
+enum op_status op_hostmem_unregister(struct op_ctx *o);
+enum op_status op_devout_read(struct op_ctx *o);
 
 /* Helpers shared by handlers. */
 struct work *work_new(struct op_ctx *o, enum work_type type);

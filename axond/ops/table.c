@@ -104,4 +104,7 @@ const struct op_def op_table[AXON_OP_LAST] = {
 				    .zero = W(1) | W(2) | W(3) | W(4) },
 	[AXON_OP_DEVOUT_READ] = { "DEVOUT_READ", op_devout_read, 0,
 				  .zero = W(0) | W(2) | W(4) },
+	[AXON_OP_OCCUPANCY] = { "OCCUPANCY", op_occupancy, 0, .zero = 0 },
+	[AXON_OP_PRIVATE_CALL] = { "PRIVATE_CALL", op_private_call, 0,
+				   .zero = W(3) | W(4) },
 };

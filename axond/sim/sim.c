@@ -545,6 +545,7 @@ const struct backend sim_backend = {
 	.module_get_func = sim_module_get_func,
 	.module_get_global = sim_module_get_global,
 	.func_get_attr = sim_func_get_attr,
+	.occupancy = sim_occupancy,
 	.func_set_attr = sim_func_set_attr,
 	.tensor_map_encode = sim_tensor_map_encode,
 	.func_free = sim_func_free,

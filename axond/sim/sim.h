@@ -4,7 +4,6 @@
 #define AXOND_SIM_H
 
 #include <stdbool.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <linux/axon.h>
 
@@ -12,21 +11,13 @@ void sim_fill_info(struct axon_info *info, uint64_t mem);
 
 struct axond;
 struct client;
+struct func;
+
+/* occupancy.c: AXON_OP_OCCUPANCY */
+int sim_occupancy(struct axond *d, struct client *c, struct func *f,
+		  const struct axon_sqe *q, int *value);
 struct vmm_phys;
 
-/* The host address of a device address in the client's window (sim.c). */
-void *sim_host_ptr(struct client *c, uint64_t addr);
-
-/* vmm.c: physical memory of the VMM API (backend hooks, see backend.h). */
-int sim_phys_create(struct axond *d, struct client *c, struct vmm_phys *p);
-void sim_phys_free(struct axond *d, struct vmm_phys *p);
-int sim_phys_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len,
-		 struct vmm_phys *p, uint64_t off);
-void sim_phys_unmap(struct axond *d, struct client *c, uint64_t addr, uint64_t len,
-		    struct vmm_phys *p);
-
-struct axond;
-struct client;
 /* launchex.c: a function's settable attributes, enforced at launch. */
 struct work;
 struct sim_fattr {
@@ -45,9 +36,18 @@ int32_t sim_launch_check(const struct sim_fattr *fa, const struct work *w);
 int sim_tensor_map_encode(struct axond *d, struct client *c, int dev,
 			  const struct axon_tensor_map_req *req, void *out);
 
+/* The host address of a device address in the client's window (sim.c). */
+void *sim_host_ptr(struct client *c, uint64_t addr);
+
+/* vmm.c: physical memory of the VMM API (backend hooks, see backend.h). */
+int sim_phys_create(struct axond *d, struct client *c, struct vmm_phys *p);
+void sim_phys_free(struct axond *d, struct vmm_phys *p);
+int sim_phys_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len,
+		 struct vmm_phys *p, uint64_t off);
+void sim_phys_unmap(struct axond *d, struct client *c, uint64_t addr, uint64_t len,
+		    struct vmm_phys *p);
+
 /* graph.c: capture and replay (backend hooks, see backend.h). */
-struct axond;
-struct client;
 struct work;
 struct graph;
 struct graph_exec;

@@ -7,6 +7,9 @@
  *     slots); slot 4 answers a context's unique id as cuCtxGetId does (NULL
  *     = the current context); a slot nobody has identified refuses with
  *     NOT_SUPPORTED instead of being NULL
+ *     slots 51 and 39 are the driver's own, asked through the daemon: the
+ *     sim has no driver to ask (NOT_SUPPORTED), arguments not as cuBLAS
+ *     passes them are refused, and an object not given out is INVALID_VALUE
  *   - the private table 6e163fbe: 99 slots; slot 7 answers
  *     CUDA_ERROR_INVALID_VALUE, as NVIDIA's driver does for cuFFT's call
  *   - cluster occupancy (cuOccupancyMaxActiveClusters,
@@ -34,6 +37,8 @@ static const CUuuid fft_uuid = { { 0x6e, 0x16, 0x3f, (char)0xbe, (char)0xb9, 0x5
 typedef CUresult (*ctxid_fn)(CUcontext, unsigned long long *);
 typedef CUresult (*noarg_fn)(void);
 typedef CUresult (*slot7_fn)(void *, void *, void *, void *, void *, void *);
+typedef CUresult (*priv51_fn)(CUcontext, void *, void **, void *);
+typedef CUresult (*priv39_fn)(CUcontext, void *, uint32_t *, void *);
 
 static void check_tables(CUcontext ctx)
 {
@@ -57,6 +62,15 @@ static void check_tables(CUcontext ctx)
 		if (!t[s])
 			cu_fail("21318c60 slot %d is NULL", s);
 	EXPECT(((noarg_fn)t[1])(), CUDA_ERROR_NOT_SUPPORTED);
+	/* 51 and 39 go to the device's driver: the sim has none to ask. */
+	{
+		void *obj = NULL;
+		uint32_t v = 0;
+
+		EXPECT(((priv51_fn)t[51])(ctx, NULL, &obj, NULL), CUDA_ERROR_NOT_SUPPORTED);
+		EXPECT(((priv51_fn)t[51])(ctx, &v, &obj, NULL), CUDA_ERROR_NOT_SUPPORTED);
+		EXPECT(((priv39_fn)t[39])(ctx, &v, &v, NULL), CUDA_ERROR_INVALID_VALUE);
+	}
 	EXPECT(((noarg_fn)t[92])(), CUDA_ERROR_NOT_SUPPORTED);
 
 	t = NULL;

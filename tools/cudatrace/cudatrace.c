@@ -96,6 +96,21 @@ static void *tramp_of(void *real)
 	return real;
 }
 
+/*
+ * The vendor's cuGetProcAddress hands out internal addresses that are not
+ * its exported symbols, so tramp_of() cannot translate them; the entry
+ * points that lead to more (the export tables and cuGetProcAddress itself)
+ * are translated by name so that every table request is seen.
+ */
+static void *by_name(const char *sym, void *p)
+{
+	if (!strcmp(sym, "cuGetExportTable"))
+		return (void *)&cuGetExportTable_tramp_sym;
+	if (!strcmp(sym, "cuGetProcAddress"))
+		return (void *)&cuGetProcAddress_v2_tramp_sym;
+	return p;
+}
+
 static CUresult wrap_gpa2(const char *sym, void **pfn, int ver, cuuint64_t flags,
 			  CUdriverProcAddressQueryResult *status)
 {
@@ -103,7 +118,7 @@ static CUresult wrap_gpa2(const char *sym, void **pfn, int ver, cuuint64_t flags
 				    CUdriverProcAddressQueryResult *))vendor_gpa2)(sym, pfn, ver, flags, status);
 
 	if (r == CUDA_SUCCESS && pfn && *pfn)
-		*pfn = tramp_of(*pfn);
+		*pfn = by_name(sym, tramp_of(*pfn));
 	return r;
 }
 
@@ -112,7 +127,7 @@ static CUresult wrap_gpa(const char *sym, void **pfn, int ver, cuuint64_t flags)
 	CUresult r = ((CUresult (*)(const char *, void **, int, cuuint64_t))vendor_gpa)(sym, pfn, ver, flags);
 
 	if (r == CUDA_SUCCESS && pfn && *pfn)
-		*pfn = tramp_of(*pfn);
+		*pfn = by_name(sym, tramp_of(*pfn));
 	return r;
 }
 

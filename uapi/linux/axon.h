@@ -284,8 +284,40 @@ struct axon_sqe {
 			__u32 data_len;
 			__u64 arg2;
 		} obj;
+		/* AXON_OP_OCCUPANCY: a cluster-occupancy query (query is
+		 * AXON_OCC_*) for function func launched with this geometry
+		 * and these cluster dimensions (0,0,0: none given) */
+		struct {
+			__u64 func;
+			__u32 grid[3];
+			__u16 block[3];
+			__u8  cluster[3];
+			__u8  query;
+			__u16 resv0;	/* must be zero */
+			__u32 shared_bytes;
+			__u32 resv1;	/* must be zero */
+		} occupancy;
 		__u64 raw[5];
 	};
+};
+
+/*
+ * AXON_OP_PRIVATE_CALL: obj.handle context, obj.arg0 AXON_PRIV_*, obj.arg1
+ * the object (for AXON_PRIV_CTX_OBJ_QUERY: a token CTX_OBJ gave this
+ * client); aux[0] the answer. Entry points of the driver's private table
+ * 21318c60 that cuBLAS calls and whose meaning is not known: the daemon
+ * makes the same call on the client's own context, so the answer is the
+ * driver's, and hands out only tokens for the objects it returns.
+ */
+enum axon_priv_call {
+	AXON_PRIV_CTX_OBJ,		/* 21318c60 slot 51: (ctx, 0, &obj, 0) */
+	AXON_PRIV_CTX_OBJ_QUERY,	/* 21318c60 slot 39: (ctx, obj, &value) */
+};
+
+/* AXON_OP_OCCUPANCY queries; the answer is aux[0]. */
+enum axon_occ_query {
+	AXON_OCC_MAX_ACTIVE_CLUSTERS,		/* cuOccupancyMaxActiveClusters */
+	AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE,	/* cuOccupancyMaxPotentialClusterSize */
 };
 
 /**
@@ -372,12 +404,6 @@ struct axon_cqe {
  *                                             -> aux0 nanoseconds
  * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
  *                                             -> aux0 value
- * DEVOUT_READ      obj.arg0 AXON_DEVOUT_STDOUT or AXON_DEVOUT_STDERR,
- *                  obj.data_off/data_len: a data-area buffer the daemon
- *                  fills with the oldest device output of that kind it
- *                  holds for the client, in order
- *                                             -> aux0 bytes written, aux1
- *                                                bytes still held
  * LAUNCH_EX        obj.handle function, stream, obj.data_off/data_len: a
  *                  struct axon_launch_ex, its attributes, then the packed
  *                  parameters at args_off (all copied out when the SQE is
@@ -403,28 +429,12 @@ struct axon_cqe {
  *                  WAIT's user_data, names the same stream: the client ran
  *                  its host function. A DONE that matches no held WAIT
  *                  does nothing. Neither counts in the stream's sequence.
- * CAPTURE_BEGIN    stream, obj.arg0 CUstreamCaptureMode (kept for the
- *                  stats; the daemon always captures relaxed)
- *                                             -> aux0 graph being captured
- *                  The stream's later stream-ordered ops become the
- *                  graph's nodes instead of running, and count as done at
- *                  once; a stream that waits on an event recorded during
- *                  the capture joins it. Not counted in the stream's
- *                  sequence.
- * CAPTURE_END      stream (the one CAPTURE_BEGIN named), obj.handle graph
- *                                             -> res: 0, or why the capture
- *                                                failed (the graph then only
- *                                                serves GRAPH_DESTROY);
- *                                                aux0 its number of nodes
- *                  Completes once the daemon ended the capture; not counted.
- * GRAPH_INSTANTIATE obj.handle graph, obj.arg0 CUgraphInstantiate_flags
- *                                             -> aux0 graph exec
- * GRAPH_LAUNCH     stream, obj.handle graph exec: stream-ordered, counted;
- *                  done when every node of the graph is done
- * GRAPH_DESTROY    obj.handle graph (not while it is being captured)
- * GRAPH_EXEC_DESTROY obj.handle graph exec
- * GRAPH_EXEC_UPDATE obj.handle graph exec, obj.arg0 graph of the same
- *                  topology                   -> aux0 CUgraphExecUpdateResult
+ * DEVOUT_READ      obj.arg0 AXON_DEVOUT_STDOUT or AXON_DEVOUT_STDERR,
+ *                  obj.data_off/data_len: a data-area buffer the daemon
+ *                  fills with the oldest device output of that kind it
+ *                  holds for the client, in order
+ *                                             -> aux0 bytes written, aux1
+ *                                                bytes still held
  * HOSTMEM_REGISTER obj.handle the cookie of a descriptor sent as struct
  *                  axon_hostmem_fd, obj.arg0 client address (page-aligned)
  *                  and obj.arg1 length of the region it is mapped at,
@@ -516,6 +526,10 @@ enum axon_op {
 	AXON_OP_MEM_CREATE,
 	AXON_OP_MEM_RELEASE,
 	AXON_OP_DEVOUT_READ,
+	/* Cluster occupancy, answered by the device's driver. */
+	AXON_OP_OCCUPANCY,
+	/* A private driver entry point, answered by the device's driver. */
+	AXON_OP_PRIVATE_CALL,
 	AXON_OP_LAST
 };
 
@@ -564,6 +578,9 @@ struct axon_hostmem_info {
 	__u64 devptr;
 	__u64 resv[3];
 };
+
+/* Stream priorities (STREAM_CREATE obj.arg1) run from 0 (lowest) to this. */
+#define AXON_STREAM_PRIORITY_GREATEST	(-5)
 
 /* Device addresses minted by clients are aligned to this. */
 #define AXON_MINT_ALIGN		256

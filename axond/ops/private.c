@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * AXON_OP_PRIVATE_CALL: private driver entry points that a library calls
+ * and whose meaning nobody has published. cuBLAS 13.1 calls two slots of
+ * the table 21318c60 once per process, on its first GEMM (traced on the
+ * H200, driver 580.159.04, tools/cudatrace): slot 51 (ctx, 0, &obj, 0)
+ * gives it an object of the driver's, and slot 39 (ctx, obj, &value) a
+ * value read from it (7 on the H200). Refusing slot 51 makes cuBLAS fail,
+ * or crash. Since only the driver knows the answer, the daemon makes the
+ * same calls on the client's own context.
+ *
+ * The object is a pointer into the daemon: the client gets an index
+ * instead, and a query names only an object this client was given, so no
+ * client can make the daemon read memory of its choosing.
+ */
+#include <cuda.h>
+#include "ops.h"
+
+enum op_status op_private_call(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct ctx *ctx = ctx_lookup(c, o->sqe->obj.handle);
+	uint64_t call = o->sqe->obj.arg0, arg = o->sqe->obj.arg1, out = 0, idx;
+
+	if (!ctx) {
+		o->res = CUDA_ERROR_INVALID_CONTEXT;
+		return OP_COMPLETE;
+	}
+	if (!o->d->backend->private_call) {
+		o->res = CUDA_ERROR_NOT_SUPPORTED;
+		return OP_COMPLETE;
+	}
+	switch (call) {
+	case AXON_PRIV_CTX_OBJ:
+		if (arg) {
+			o->res = CUDA_ERROR_INVALID_VALUE;
+			return OP_COMPLETE;
+		}
+		if (c->npriv_obj == AXON_MAX_PRIV_OBJS) {
+			o->res = CUDA_ERROR_OUT_OF_MEMORY;
+			return OP_COMPLETE;
+		}
+		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call, 0, &out);
+		if (o->res)
+			return OP_COMPLETE;
+		/* The same object again (per context in the driver): one slot. */
+		for (idx = 0; idx < c->npriv_obj; idx++)
+			if (c->priv_obj[idx] == out)
+				break;
+		if (idx == c->npriv_obj)
+			c->priv_obj[c->npriv_obj++] = out;
+		o->aux[0] = idx + 1;	/* 0 is never a valid object */
+		return OP_COMPLETE;
+	case AXON_PRIV_CTX_OBJ_QUERY:
+		if (!arg || arg > c->npriv_obj) {
+			o->res = CUDA_ERROR_INVALID_HANDLE;
+			return OP_COMPLETE;
+		}
+		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call,
+						     c->priv_obj[arg - 1], &out);
+		o->aux[0] = out;
+		return OP_COMPLETE;
+	default:
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+}
