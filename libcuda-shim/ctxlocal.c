@@ -108,7 +108,9 @@ static CUresult fixed_limit(const struct shim_ctx *sc, CUlimit limit, size_t *va
 	case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;	/* as on a non-CIG context */
 	case CU_LIMIT_PRINTF_FIFO_SIZE:
-		return CUDA_ERROR_NOT_SUPPORTED;	/* device-dependent, see above */
+		/* What the daemon's driver gives a new context (info page). */
+		*value = dev_of(sc)->printf_fifo_size;
+		return *value ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
 	}

@@ -896,6 +896,15 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 			return -EAGAIN;
 		}
 	}
+	/* What a client's context starts with (cuCtxGetLimit answers it). */
+	for (i = 0; i < cu.ndev; i++) {
+		size_t fifo = 0;
+
+		vd.cuCtxSetCurrent(cu.dev[i].ctx);
+		if (vd.cuCtxGetLimit(&fifo, CU_LIMIT_PRINTF_FIFO_SIZE) == CUDA_SUCCESS &&
+		    fifo <= UINT32_MAX)
+			d->info->device[i].printf_fifo_size = (uint32_t)fifo;
+	}
 	/* The dispatcher thread maps memory with device 0's primary context
 	 * current (VMM mappings and host registrations are per process) and
 	 * switches to a client's context for its modules (cuda_enter). */

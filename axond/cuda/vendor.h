@@ -33,7 +33,7 @@
 	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent) X(cuCtxPushCurrent)		\
 	X(cuEventSynchronize)						\
 	X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxPotentialClusterSize) \
-	X(cuStreamCreateWithPriority) X(cuGetExportTable)		\
+	X(cuStreamCreateWithPriority) X(cuGetExportTable) X(cuCtxGetLimit) \
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
 	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)

@@ -100,6 +100,9 @@ void sim_fill_info(struct axon_info *info, uint64_t mem)
 	dev->cc_minor = 0;
 	dev->vmm_granularity = 2 << 20;
 	dev->vmm_granularity_recommended = 2 << 20;
+	/* What axond/devout.c holds for a client: what a kernel may print
+	 * between two synchronisations. */
+	dev->printf_fifo_size = 1 << 20;
 	for (i = 0; i < sizeof(sim_attrs) / sizeof(sim_attrs[0]); i++)
 		dev->attr[sim_attrs[i].attr] = sim_attrs[i].value;
 }

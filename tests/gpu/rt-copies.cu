@@ -129,7 +129,9 @@ static void one(size_t n, bool pinned, cudaStream_t s)
 	if (offset) {
 		pattern(src, n, n * 4 + 3);
 		memset(dst, 0, n);
-		RT_OK(cudaMemcpy(d1 + 3, src, n, cudaMemcpyHostToDevice));
+		/* on s: a pageable cudaMemcpy may return before its DMA is done,
+		 * and s does not wait for the legacy stream */
+		RT_OK(cudaMemcpyAsync(d1 + 3, src, n, cudaMemcpyHostToDevice, s));
 		RT_OK(cudaMemcpyAsync(dst, d1 + 3, n, cudaMemcpyDeviceToHost, s));
 		RT_OK(cudaStreamSynchronize(s));
 		bad_off = differing(src, dst, n);

@@ -70,7 +70,7 @@ START_TEST(test_constants)
 	ck_assert_uint_eq(AXON_FEAT_DEFERRED, 1);
 	ck_assert_uint_eq(AXON_FEAT_MINT, 2);
 	ck_assert_uint_eq(AXON_FEAT_FRONTIER, 4);
-	ck_assert_uint_eq(AXON_FEAT_LAST, 3);
+	ck_assert_uint_eq(AXON_FEAT_LAST, 4);
 	ck_assert_uint_eq(AXON_CLIENT_STATE_ACTIVE, 0);
 	ck_assert_uint_eq(AXON_CLIENT_STATE_DRAINING, 1);
 	ck_assert_uint_eq(AXON_CLIENT_STATE_DEAD, 2);
@@ -360,7 +360,8 @@ START_TEST(test_info)
 	FIELD(D, pci_domain, 1328, 4);
 	FIELD(D, pci_bus, 1332, 4);
 	FIELD(D, pci_device, 1336, 4);
-	FIELD(D, resv, 1340, 52);
+	FIELD(D, printf_fifo_size, 1340, 4);
+	FIELD(D, resv, 1344, 48);
 
 	SIZE(I, 104 + AXON_MAX_DEVICES * 1392);
 	FIELD(I, magic, 0, 4);
@@ -563,13 +564,18 @@ static const char *const op_names[] = {
 	"MODULE_LOAD", "MODULE_UNLOAD", "MODULE_GET_FUNC", "MODULE_GET_GLOBAL",
 	"LAUNCH", "STREAM_CREATE", "STREAM_DESTROY", "STREAM_SYNC",
 	"STREAM_WAIT_EVENT", "EVENT_CREATE", "EVENT_DESTROY", "EVENT_RECORD",
-	"EVENT_ELAPSED", "FUNC_GET_ATTR",
+	"EVENT_ELAPSED", "FUNC_GET_ATTR", "CAPTURE_BEGIN", "CAPTURE_END",
+	"GRAPH_INSTANTIATE", "GRAPH_LAUNCH", "GRAPH_DESTROY",
+	"GRAPH_EXEC_DESTROY", "GRAPH_EXEC_UPDATE", "LAUNCH_EX", "FUNC_SET_ATTR",
+	"TENSOR_MAP_ENCODE", "HOST_FUNC", "HOSTMEM_REGISTER",
+	"HOSTMEM_UNREGISTER", "MEM_CREATE", "MEM_RELEASE", "DEVOUT_READ",
+	"OCCUPANCY", "PRIVATE_CALL",
 };
 
 START_TEST(test_op_numbers)
 {
 	/* Op numbers are ABI: appended, never renumbered. */
-	ck_assert_uint_eq(AXON_OP_LAST, 25);
+	ck_assert_uint_eq(AXON_OP_LAST, 43);
 	ck_assert_uint_eq(sizeof(op_names) / sizeof(op_names[0]), AXON_OP_LAST);
 	ck_assert_uint_eq(AXON_OP_NOP, 0);
 	ck_assert_uint_eq(AXON_OP_CTX_CREATE, 1);

@@ -867,7 +867,9 @@ struct axon_device_info {
 	__u32	pci_domain;
 	__u32	pci_bus;
 	__u32	pci_device;
-	__u32	resv[13];
+	/* CU_LIMIT_PRINTF_FIFO_SIZE of a new context (0: unknown) */
+	__u32	printf_fifo_size;
+	__u32	resv[12];
 };
 
 /**
