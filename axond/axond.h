@@ -265,7 +265,14 @@ struct axond {
 	uint64_t total_ops;
 	uint64_t total_clients;
 	bool stop;
+	/* Set from any thread (axond_request_restart): the device's driver
+	 * cannot serve this process any more; the loop ends and axond
+	 * starts again as a new process. */
+	_Atomic bool restart;
 };
+
+/* main.c: ask the dispatcher to end every client and start axond again. */
+void axond_request_restart(struct axond *d, const char *why);
 
 /* Runs on the dispatcher once every earlier queued work item finished. */
 typedef void (*release_fn)(struct axond *d, struct client *c, void *obj);
@@ -350,6 +357,9 @@ void server_accept(struct axond *d);
 int server_expire(struct axond *d);
 void server_hello(struct axond *d, int fd);
 void server_close(struct axond *d);
+/* Keep the listening socket open for the process a restart execs. */
+#define AXOND_LISTEN_FD_ENV "AXOND_LISTEN_FD"
+void server_handover(struct axond *d);
 int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds);
 
 /* trace.c */

@@ -250,6 +250,12 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 		struct signalfd_siginfo si;
 
 		while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+			/* SIGHUP: start again with the same options (a new
+			 * driver, a changed configuration), keeping the socket. */
+			if (si.ssi_signo == SIGHUP) {
+				axond_request_restart(d, "SIGHUP");
+				continue;
+			}
 			log_info("signal %u: shutting down", si.ssi_signo);
 			d->stop = true;
 		}
@@ -342,7 +348,7 @@ static void run(struct axond *d)
 	unsigned int polls = 0;
 	int n;
 
-	while (!d->stop) {
+	while (!d->stop && !atomic_load(&d->restart)) {
 		if (drain_all(d)) {
 			idle_since = axond_now_ns();
 			/* Keep connections, hang-ups and traces moving under load. */
@@ -377,6 +383,26 @@ static void run(struct axond *d)
 		handle_events(d, evs, n);
 		idle_since = axond_now_ns();
 	}
+}
+
+/*
+ * A device fault (an assert, an illegal address) makes NVIDIA's driver
+ * refuse everything in the whole process, not only in the faulting
+ * context: seen on the H200 with driver 580.159.04, where after one
+ * context's CUDA_ERROR_ASSERT every other context, a new context and
+ * cuMemHostRegister answered 710 too, even once the faulting context was
+ * destroyed. So the daemon cannot go on: its clients get the fault at
+ * their next synchronisation anyway, and a fresh process is the only way
+ * for new clients to be served.
+ */
+void axond_request_restart(struct axond *d, const char *why)
+{
+	uint64_t one = 1;
+
+	if (atomic_exchange(&d->restart, true))
+		return;
+	log_warn("%s: every client is ended and axond starts again", why);
+	(void)!write(d->worker_fd, &one, sizeof(one));
 }
 
 int main(int argc, char **argv)
@@ -438,8 +464,12 @@ int main(int argc, char **argv)
 		 d->info->ndevices, d->info->device[0].name);
 	run(d);
 
-	/* Orderly shutdown: tell every client, stop the executor, free. */
-	server_close(d);
+	/* Orderly shutdown: tell every client, stop the executor, free. A
+	 * restart keeps the listening socket for the next process. */
+	if (atomic_load(&d->restart))
+		server_handover(d);
+	else
+		server_close(d);
 	trace_close_all(d);
 	while (d->clients)
 		client_disconnect(d, d->clients);
@@ -447,6 +477,13 @@ int main(int argc, char **argv)
 	region_pool_fini(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
+	if (atomic_load(&d->restart)) {
+		/* Same binary, same options; descriptors are close-on-exec. */
+		log_info("axond restarting");
+		execv("/proc/self/exe", argv);
+		log_err("restart: cannot run /proc/self/exe: %s", strerror(errno));
+		return 1;
+	}
 	log_info("axond stopped");
 	return 0;
 }

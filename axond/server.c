@@ -17,6 +17,31 @@
 
 #include "axond.h"
 
+/* The socket a restarting axond handed over (server_handover), or -1. */
+static int inherited_socket(void)
+{
+	const char *v = getenv(AXOND_LISTEN_FD_ENV);
+	int fd, type = 0;
+	socklen_t len = sizeof(type);
+	char *end;
+
+	if (!v)
+		return -1;
+	fd = (int)strtol(v, &end, 10);
+	unsetenv(AXOND_LISTEN_FD_ENV);
+	if (*end || fd < 3 ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET) {
+		log_warn("%s=%s is not a listening socket; binding anew", AXOND_LISTEN_FD_ENV, v);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int server_listen(struct axond *d)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -40,6 +65,11 @@ int server_listen(struct axond *d)
 		*slash = 0;
 		mkdir(dir, 0755);	/* /run/axon; fine if it exists */
 	}
+	/* Restarting (server_handover): the socket is already listening, and
+	 * clients that connected meanwhile wait in its backlog. */
+	fd = inherited_socket();
+	if (fd >= 0)
+		goto listening;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -52,12 +82,32 @@ int server_listen(struct axond *d)
 		close(fd);
 		return -e;
 	}
+listening:
 	d->listen_fd = fd;
 	ev.data.u64 = EV_LISTEN;
 	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
 	log_info("listening on unix:%s", path);
 	return 0;
+}
+
+/*
+ * Before axond execs itself (main.c): the listening socket stays open
+ * across the exec and its number travels in AXOND_LISTEN_FD, so the path
+ * never disappears and no client is refused while the new process starts.
+ */
+void server_handover(struct axond *d)
+{
+	char num[16];
+
+	if (d->listen_fd < 0)
+		return;
+	if (fcntl(d->listen_fd, F_SETFD, 0) < 0) {
+		server_close(d);
+		return;
+	}
+	snprintf(num, sizeof(num), "%d", d->listen_fd);
+	setenv(AXOND_LISTEN_FD_ENV, num, 1);
 }
 
 void server_close(struct axond *d)

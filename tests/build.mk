@@ -28,6 +28,7 @@ IT_TESTS        += mempool vmm
 IT_TESTS        += pinned
 IT_TESTS        += launchex hostfn launchraw
 IT_TESTS        += mathlibs
+IT_TESTS        += restart
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
 IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
 

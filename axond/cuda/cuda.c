@@ -483,15 +483,12 @@ static void poison(struct cu_gctx *g, struct client *c, CUresult r)
 
 	if (!atomic_compare_exchange_strong(&g->poison, &none, (uint32_t)r))
 		return;
-	if (g->shared)
-		log_warn("cuda: device %d: client %llu (%s) hit %s (%d): the shared context "
-			 "is poisoned; every client in it gets this error, new clients get "
-			 "a new context", g->dev, (unsigned long long)c->id, c->comm,
-			 vendor_err(r), (int)r);
-	else
-		log_info("cuda: device %d: client %llu (%s) hit %s (%d): its context is "
-			 "poisoned (other clients are not affected)", g->dev,
-			 (unsigned long long)c->id, c->comm, vendor_err(r), (int)r);
+	log_warn("cuda: device %d: client %llu (%s) hit %s (%d) in its %s context",
+		 g->dev, (unsigned long long)c->id, c->comm, vendor_err(r), (int)r,
+		 g->shared ? "shared" : "own");
+	/* The driver now fails every context of this process, not only g
+	 * (main.c, axond_request_restart): start again. */
+	axond_request_restart(cu.d, "device fault");
 }
 
 static void finish(struct cu_dev *cd, struct work *w, int32_t res)
@@ -938,6 +935,7 @@ static void cuda_fini(struct axond *d)
 	int i;
 
 	(void)d;
+	cu_devout_restore();
 	pthread_mutex_lock(&cu.reg_lock);
 	cu.reg_stop = true;
 	pthread_cond_broadcast(&cu.reg_cond);

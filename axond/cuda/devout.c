@@ -115,6 +115,18 @@ int cu_devout_init(char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Give fd 1 back to what it was, so that a process axond starts (its own
+ * restart after a device fault, axond_request_restart) writes to the real
+ * stdout, not to a pipe nobody reads.
+ */
+void cu_devout_restore(void)
+{
+	fflush(stdout);
+	if (pipe_rd >= 0 && real_fd[0] != 1)
+		dup2(real_fd[0], 1);
+}
+
 void cu_devout_sink(struct client *c)
 {
 	sink = c;

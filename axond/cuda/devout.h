@@ -19,6 +19,8 @@ struct client;
 int cu_devout_init(char *err, size_t errlen);
 /* This thread's driver calls now work for c (NULL: axond itself). */
 void cu_devout_sink(struct client *c);
+/* Put the real stdout back on fd 1 (at the end, before a restart). */
+void cu_devout_restore(void);
 /* Output flushed on this thread is dropped (a context being destroyed). */
 void cu_devout_discard(bool on);
 /* Collects what reached fd 1 directly (not through stdio) into the current

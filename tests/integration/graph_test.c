@@ -283,6 +283,15 @@ START_TEST(test_raw)
 	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_DESTROY, 0, g, 0, NULL),
 			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(obj(&x, AXON_OP_STREAM_SYNC, x.stream, 0, 0, NULL), 0);
+	/* An exec is freed once the work queued before its destroy is done,
+	 * which the dispatcher learns asynchronously: wait for it. */
+	{
+		int i;
+
+		for (i = 0; i < 500 &&
+		     client_u64(x.r.params.client_id, "handles.graph_execs") != 0; i++)
+			usleep(10000);
+	}
 	ck_assert_uint_eq(client_u64(x.r.params.client_id, "handles.graph_execs"), 0);
 	axon_close(&x.r);
 	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
