@@ -269,10 +269,13 @@ struct axond {
 	 * cannot serve this process any more; the loop ends and axond
 	 * starts again as a new process. */
 	_Atomic bool restart;
+	/* The fault that caused it: left in each client's pending_error,
+	 * which the shim returns once the daemon is gone. */
+	_Atomic int32_t restart_error;
 };
 
 /* main.c: ask the dispatcher to end every client and start axond again. */
-void axond_request_restart(struct axond *d, const char *why);
+void axond_request_restart(struct axond *d, const char *why, int32_t error);
 
 /* Runs on the dispatcher once every earlier queued work item finished. */
 typedef void (*release_fn)(struct axond *d, struct client *c, void *obj);

@@ -253,7 +253,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 			/* SIGHUP: start again with the same options (a new
 			 * driver, a changed configuration), keeping the socket. */
 			if (si.ssi_signo == SIGHUP) {
-				axond_request_restart(d, "SIGHUP");
+				axond_request_restart(d, "SIGHUP", 0);
 				continue;
 			}
 			log_info("signal %u: shutting down", si.ssi_signo);
@@ -395,10 +395,13 @@ static void run(struct axond *d)
  * their next synchronisation anyway, and a fresh process is the only way
  * for new clients to be served.
  */
-void axond_request_restart(struct axond *d, const char *why)
+void axond_request_restart(struct axond *d, const char *why, int32_t error)
 {
 	uint64_t one = 1;
+	int32_t none = 0;
 
+	if (error)
+		atomic_compare_exchange_strong(&d->restart_error, &none, error);
 	if (atomic_exchange(&d->restart, true))
 		return;
 	log_warn("%s: every client is ended and axond starts again", why);
@@ -471,6 +474,16 @@ int main(int argc, char **argv)
 	else
 		server_close(d);
 	trace_close_all(d);
+	/* A device fault ends everyone: each client's shim reports it (the
+	 * page stays mapped in the client after we are gone). */
+	if (atomic_load(&d->restart_error)) {
+		struct client *c;
+
+		for (c = d->clients; c; c = c->next)
+			if (c->dpage && !axon_read_once(&c->dpage->pending_error))
+				axon_write_once(&c->dpage->pending_error,
+						(uint32_t)atomic_load(&d->restart_error));
+	}
 	while (d->clients)
 		client_disconnect(d, d->clients);
 	kmod_detach(d);

@@ -243,9 +243,21 @@ CUresult shim_reap_once(void)
 		 * daemon disconnected us with. Either way no completion will
 		 * come. */
 		shim_log("axond went away (%s)", strerror(-ret));
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	return CUDA_SUCCESS;
+}
+
+/*
+ * What to answer once axond is gone: the error it left in our page before
+ * it went (a device fault that ended every client, axond/main.c), else
+ * DEVICE_UNAVAILABLE.
+ */
+CUresult shim_gone_error(void)
+{
+	uint32_t e = shim.ring.dpage ? axon_read_once(&shim.ring.dpage->pending_error) : 0;
+
+	return e ? (CUresult)e : CUDA_ERROR_DEVICE_UNAVAILABLE;
 }
 
 /* One synchronous AXON_OP_* on an object, with shim.lock held. */
@@ -255,7 +267,7 @@ CUresult shim_call_obj_locked(unsigned int op, uint64_t handle, uint64_t arg0,
 	struct axon_sqe *sqe = shim_sqe();
 
 	if (!sqe)
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	axon_prep_obj(sqe, op, handle, arg0, arg1);
 	return shim_sync_op(sqe, w);
 }

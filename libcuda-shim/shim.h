@@ -94,6 +94,7 @@ struct axon_sqe *shim_sqe(void);		/* never NULL: waits for room */
 CUresult shim_wait(struct shim_waiter *w);	/* submits, drops/retakes lock */
 CUresult shim_reap_once(void);			/* one reaping round, ditto */
 void shim_flush(void);				/* submit without waiting */
+CUresult shim_gone_error(void);		/* axond went away: what to answer */
 CUresult shim_status(int ret);			/* libaxon errno -> CUresult */
 static inline void shim_lock(void) { pthread_mutex_lock(&shim.lock); }
 static inline void shim_unlock(void) { pthread_mutex_unlock(&shim.lock); }
