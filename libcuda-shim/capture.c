@@ -184,11 +184,15 @@ CUresult shim_capture_check_event_slow(uint64_t event)
 	struct cap_event *e;
 	CUresult r;
 
-	/* Prohibited, but it does not touch the capture's streams: the
-	 * capture goes on. */
+	/* What NVIDIA's driver answers (H200, 580.159.04, tests/gpu/drv-graph):
+	 * CAPTURED_EVENT, and the capture is invalidated. */
 	pthread_mutex_lock(&cap_lock);
 	e = event_entry(event);
-	r = e ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+	r = CUDA_SUCCESS;
+	if (e) {
+		e->cap->invalidated = true;
+		r = CUDA_ERROR_CAPTURED_EVENT;
+	}
 	pthread_mutex_unlock(&cap_lock);
 	return r;
 }

@@ -429,6 +429,10 @@ struct axon_cqe {
  *                  WAIT's user_data, names the same stream: the client ran
  *                  its host function. A DONE that matches no held WAIT
  *                  does nothing. Neither counts in the stream's sequence.
+ * OCCUPANCY        the occupancy member (see its comment and enum
+ *                  axon_occ_query)                -> aux0 the answer
+ * PRIVATE_CALL     obj.handle ctx, obj.arg0 AXON_PRIV_*, obj.arg1 token
+ *                                             -> aux0 token or value
  * DEVOUT_READ      obj.arg0 AXON_DEVOUT_STDOUT or AXON_DEVOUT_STDERR,
  *                  obj.data_off/data_len: a data-area buffer the daemon
  *                  fills with the oldest device output of that kind it
