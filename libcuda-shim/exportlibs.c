@@ -15,6 +15,11 @@
  *       mean is not known, so the daemon makes the same two calls on the
  *       client's context with the real driver (AXON_OP_PRIVATE_CALL) and
  *       the object stays in the daemon: cuBLAS gets a stand-in here.
+ *       That is enough for cuBLAS's FP32 GEMMs; cuBLASLt's half-precision
+ *       heuristics read the object itself (a driver structure: a ring of
+ *       16 descriptors of 2 KiB pieces of device memory, with pointers
+ *       into the driver's heap, dumped on the H200) and crash on the
+ *       stand-in. Not solved yet (Documentation/testing-gpu.md §6).
  *   6e163fbe-b958-444d-835c-e182aff1991e  asked for by cuFFT 12.0, which
  *       fails cufftPlan* with CUFFT_INTERNAL_ERROR when the table is refused.
  *       Its only call, traced on the H200 (driver 580.159.04, 2026-11-29,
