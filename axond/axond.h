@@ -198,6 +198,7 @@ struct client {
 	 * client (ops/private.c): the client only ever sees their index. */
 #define AXON_MAX_PRIV_OBJS 16
 	uint64_t priv_obj[AXON_MAX_PRIV_OBJS];
+	int priv_obj_dev[AXON_MAX_PRIV_OBJS];	/* the device of each */
 	unsigned int npriv_obj;
 	/* Work held back behind host functions, in issue order
 	 * (ops/hostfunc.c; dispatcher only). */

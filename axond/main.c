@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda.h>
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
@@ -413,6 +415,7 @@ int main(int argc, char **argv)
 	static struct axond daemon;
 	struct axond *d = &daemon;
 	char err[256] = "";
+	bool restarting;
 	int ret;
 
 	d->listen_fd = d->info_fd = d->epoll_fd = d->signal_fd = d->worker_fd = -1;
@@ -469,20 +472,25 @@ int main(int argc, char **argv)
 
 	/* Orderly shutdown: tell every client, stop the executor, free. A
 	 * restart keeps the listening socket for the next process. */
-	if (atomic_load(&d->restart))
+	/* A SIGTERM read with a restart's cause wins: stop. */
+	restarting = atomic_load(&d->restart) && !d->stop;
+	if (restarting)
 		server_handover(d);
 	else
 		server_close(d);
 	trace_close_all(d);
-	/* A device fault ends everyone: each client's shim reports it (the
-	 * page stays mapped in the client after we are gone). */
-	if (atomic_load(&d->restart_error)) {
+	/* A device fault ends everyone. The client whose work faulted (its
+	 * contexts hold the error) answers the fault from then on, as CUDA
+	 * would; the others were not at fault and answer that the device is
+	 * gone. The page stays mapped in the client after we are. */
+	if (restarting && atomic_load(&d->restart_error)) {
 		struct client *c;
 
 		for (c = d->clients; c; c = c->next)
-			if (c->dpage && !axon_read_once(&c->dpage->pending_error))
-				axon_write_once(&c->dpage->pending_error,
-						(uint32_t)atomic_load(&d->restart_error));
+			if (c->dpage)
+				axon_write_once(&c->dpage->gone_error, c->sticky_any ?
+						(uint32_t)atomic_load(&d->restart_error) :
+						(uint32_t)CUDA_ERROR_DEVICE_UNAVAILABLE);
 	}
 	while (d->clients)
 		client_disconnect(d, d->clients);
@@ -490,11 +498,17 @@ int main(int argc, char **argv)
 	region_pool_fini(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
-	if (atomic_load(&d->restart)) {
-		/* Same binary, same options; descriptors are close-on-exec. */
+	if (restarting) {
+		/* Same binary, same options. Ours are close-on-exec; the
+		 * driver's (/dev/nvidia*) are not ours to trust: close every
+		 * descriptor but the socket handed over. */
 		log_info("axond restarting");
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		if (d->listen_fd >= 0)
+			fcntl(d->listen_fd, F_SETFD, 0);
 		execv("/proc/self/exe", argv);
 		log_err("restart: cannot run /proc/self/exe: %s", strerror(errno));
+		server_close(d);
 		return 1;
 	}
 	log_info("axond stopped");

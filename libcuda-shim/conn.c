@@ -255,7 +255,7 @@ CUresult shim_reap_once(void)
  */
 CUresult shim_gone_error(void)
 {
-	uint32_t e = shim.ring.dpage ? axon_read_once(&shim.ring.dpage->pending_error) : 0;
+	uint32_t e = shim.ring.dpage ? axon_read_once(&shim.ring.dpage->gone_error) : 0;
 
 	return e ? (CUresult)e : CUDA_ERROR_DEVICE_UNAVAILABLE;
 }

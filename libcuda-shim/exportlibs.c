@@ -37,6 +37,7 @@
  * that needs one then fails cleanly and says which, instead of jumping
  * through NULL.
  */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "shim.h"
@@ -157,16 +158,25 @@ static CUresult fft_slot7(void *ctx, void *obj, void *cb, void *out, void *obj2,
 static const void *ctxid_table[100] = { SIZE_WORD(CTXID_SLOTS), F_ALL(ctxid) };
 static const void *fft_table[100] = { SIZE_WORD(FFT_SLOTS), F_ALL(fft) };
 
-const void *shim_export_ctxid_table(void)
+/* The known slots, set once before any table is handed out. */
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void tables_init(void)
 {
 	ctxid_table[4] = (const void *)ctxid_context_id;
 	ctxid_table[39] = (const void *)ctxid_slot39;
 	ctxid_table[51] = (const void *)ctxid_slot51;
+	fft_table[7] = (const void *)fft_slot7;
+}
+
+const void *shim_export_ctxid_table(void)
+{
+	pthread_once(&tables_once, tables_init);
 	return ctxid_table;
 }
 
 const void *shim_export_fft_table(void)
 {
-	fft_table[7] = (const void *)fft_slot7;
+	pthread_once(&tables_once, tables_init);
 	return fft_table;
 }

@@ -230,7 +230,7 @@ static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cf
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = AXON_OP_OCCUPANCY;

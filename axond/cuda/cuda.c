@@ -935,7 +935,6 @@ static void cuda_fini(struct axond *d)
 	int i;
 
 	(void)d;
-	cu_devout_restore();
 	pthread_mutex_lock(&cu.reg_lock);
 	cu.reg_stop = true;
 	pthread_cond_broadcast(&cu.reg_cond);
@@ -962,6 +961,8 @@ static void cuda_fini(struct axond *d)
 	}
 	/* Clients still connected keep their contexts to the end. */
 	ctxpool_fini();
+	/* Last: what the driver printed while shutting down stays ours. */
+	cu_devout_restore();
 }
 
 static int cuda_client_init(struct axond *d, struct client *c)

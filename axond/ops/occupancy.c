@@ -37,6 +37,12 @@ enum op_status op_occupancy(struct op_ctx *o)
 			return OP_COMPLETE;
 		}
 	}
+	/* All three or none (then the function's own, if it has one). */
+	if ((q->occupancy.cluster[0] || q->occupancy.cluster[1] || q->occupancy.cluster[2]) &&
+	    !(q->occupancy.cluster[0] && q->occupancy.cluster[1] && q->occupancy.cluster[2])) {
+		o->res = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+		return OP_COMPLETE;
+	}
 	f = func_lookup(o->c, q->occupancy.func);
 	if (!f) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;

@@ -36,23 +36,27 @@ enum op_status op_private_call(struct op_ctx *o)
 			o->res = CUDA_ERROR_INVALID_VALUE;
 			return OP_COMPLETE;
 		}
-		if (c->npriv_obj == AXON_MAX_PRIV_OBJS) {
-			o->res = CUDA_ERROR_OUT_OF_MEMORY;
-			return OP_COMPLETE;
-		}
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call, 0, &out);
 		if (o->res)
 			return OP_COMPLETE;
 		/* The same object again (per context in the driver): one slot. */
 		for (idx = 0; idx < c->npriv_obj; idx++)
-			if (c->priv_obj[idx] == out)
+			if (c->priv_obj[idx] == out && c->priv_obj_dev[idx] == ctx->device)
 				break;
-		if (idx == c->npriv_obj)
+		if (idx == c->npriv_obj) {
+			if (c->npriv_obj == AXON_MAX_PRIV_OBJS) {
+				o->res = CUDA_ERROR_OUT_OF_MEMORY;
+				return OP_COMPLETE;
+			}
+			c->priv_obj_dev[idx] = ctx->device;
 			c->priv_obj[c->npriv_obj++] = out;
+		}
 		o->aux[0] = idx + 1;	/* 0 is never a valid object */
 		return OP_COMPLETE;
 	case AXON_PRIV_CTX_OBJ_QUERY:
-		if (!arg || arg > c->npriv_obj) {
+		/* Only an object of this client, from a context of the same
+		 * device: the driver's entry point trusts what it is given. */
+		if (!arg || arg > c->npriv_obj || c->priv_obj_dev[arg - 1] != ctx->device) {
 			o->res = CUDA_ERROR_INVALID_HANDLE;
 			return OP_COMPLETE;
 		}

@@ -52,6 +52,7 @@ enum op_status op_stream_create(struct op_ctx *o)
 {
 	struct ctx *ctx = ctx_lookup(o->c, o->sqe->obj.handle);
 	struct stream *s;
+	int64_t prio;
 
 	if (!ctx) {
 		o->res = CUDA_ERROR_INVALID_CONTEXT;
@@ -61,17 +62,13 @@ enum op_status op_stream_create(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
-	/* The shim clamps into cuCtxGetStreamPriorityRange as CUDA does;
-	 * anything else is a client that does not. */
-	if ((int64_t)o->sqe->obj.arg1 < AXON_STREAM_PRIORITY_GREATEST ||
-	    (int64_t)o->sqe->obj.arg1 > 0) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
 	s = stream_new(o->c, ctx, false, &o->res);
 	if (!s)
 		return OP_COMPLETE;
-	s->priority = (int)(int64_t)o->sqe->obj.arg1;
+	/* Clamped as CUDA does (older shims sent the caller's value). */
+	prio = (int64_t)o->sqe->obj.arg1;
+	s->priority = prio > 0 ? 0 : prio < AXON_STREAM_PRIORITY_GREATEST ?
+		      AXON_STREAM_PRIORITY_GREATEST : (int)prio;
 	o->aux[0] = s->handle;
 	o->aux[1] = s->slot;
 	return OP_COMPLETE;

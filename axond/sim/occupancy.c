@@ -40,6 +40,11 @@ int sim_occupancy(struct axond *d, struct client *c, struct func *f,
 		*value = (int)limit;
 		return 0;
 	}
+	/* "Without required sizes, the cluster size must be specified in
+	 * config, else the function will return an error" (driver API docs). */
+	if (!q->occupancy.cluster[0] &&
+	    !fattr(d, f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH))
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	cluster = (int64_t)(q->occupancy.cluster[0] ? q->occupancy.cluster[0] : 1) *
 		  (q->occupancy.cluster[1] ? q->occupancy.cluster[1] : 1) *
 		  (q->occupancy.cluster[2] ? q->occupancy.cluster[2] : 1);

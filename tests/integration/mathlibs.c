@@ -124,6 +124,13 @@ static void check_clusters(CUmodule mod, CUlibrary lib)
 	c = config(512, 256, &a);
 	EXPECT(cuOccupancyMaxActiveClusters(&n, f, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
 	EXPECT(cuOccupancyMaxActiveClusters(&n, f, NULL), CUDA_ERROR_INVALID_VALUE);
+	/* No cluster size given and none required by the function. */
+	c = config(8, 0, &a);
+	EXPECT(cuOccupancyMaxActiveClusters(&n, f, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+	/* Some dimensions zero: all three or none. */
+	c = config(8, 2, &a);
+	a.value.clusterDim.y = 0;
+	EXPECT(cuOccupancyMaxActiveClusters(&n, f, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
 	c = config(8, 2, &a);
 	EXPECT(cuOccupancyMaxActiveClusters(NULL, f, &c), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuOccupancyMaxActiveClusters(&n, (CUfunction)(uintptr_t)0x12345, &c),

@@ -165,7 +165,8 @@ START_TEST(test_daemon_page)
 	FIELD(T, state, 148, 4);
 	FIELD(T, mint_credit, 152, 8);
 	FIELD(T, devout_pending, 160, 4);
-	FIELD(T, resv2, 164, 28);
+	FIELD(T, gone_error, 164, 4);
+	FIELD(T, resv2, 168, 24);
 	ck_assert_uint_ne(offsetof(T, sq_head) / AXON_CACHELINE,
 			  offsetof(T, cq_tail) / AXON_CACHELINE);
 	ck_assert_uint_ne(offsetof(T, cq_tail) / AXON_CACHELINE,

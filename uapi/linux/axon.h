@@ -175,7 +175,10 @@ struct axon_daemon_page {
 	__u32 state;
 	__u64 mint_credit;
 	__u32 devout_pending;
-	__u32 resv2[7];
+	/* Set by a daemon that ends the connection (a device fault made it
+	 * restart): the CUresult the client should answer from then on. */
+	__u32 gone_error;
+	__u32 resv2[6];
 };
 
 /* AXON_OP_DEVOUT_READ obj.arg0: which of the client's outputs */
