@@ -273,10 +273,12 @@ struct axond {
 	/* The fault that caused it: left in each client's pending_error,
 	 * which the shim returns once the daemon is gone. */
 	_Atomic int32_t restart_error;
+	_Atomic uint64_t restart_client;	/* whose work faulted (id), 0: none */
 };
 
 /* main.c: ask the dispatcher to end every client and start axond again. */
-void axond_request_restart(struct axond *d, const char *why, int32_t error);
+void axond_request_restart(struct axond *d, const char *why, int32_t error,
+			   uint64_t client_id);
 
 /* Runs on the dispatcher once every earlier queued work item finished. */
 typedef void (*release_fn)(struct axond *d, struct client *c, void *obj);

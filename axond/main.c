@@ -255,7 +255,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 			/* SIGHUP: start again with the same options (a new
 			 * driver, a changed configuration), keeping the socket. */
 			if (si.ssi_signo == SIGHUP) {
-				axond_request_restart(d, "SIGHUP", 0);
+				axond_request_restart(d, "SIGHUP", 0, 0);
 				continue;
 			}
 			log_info("signal %u: shutting down", si.ssi_signo);
@@ -397,13 +397,14 @@ static void run(struct axond *d)
  * their next synchronisation anyway, and a fresh process is the only way
  * for new clients to be served.
  */
-void axond_request_restart(struct axond *d, const char *why, int32_t error)
+void axond_request_restart(struct axond *d, const char *why, int32_t error,
+			   uint64_t client_id)
 {
-	uint64_t one = 1;
+	uint64_t one = 1, nobody = 0;
 	int32_t none = 0;
 
-	if (error)
-		atomic_compare_exchange_strong(&d->restart_error, &none, error);
+	if (error && atomic_compare_exchange_strong(&d->restart_error, &none, error))
+		atomic_compare_exchange_strong(&d->restart_client, &nobody, client_id);
 	if (atomic_exchange(&d->restart, true))
 		return;
 	log_warn("%s: every client is ended and axond starts again", why);
@@ -488,7 +489,9 @@ int main(int argc, char **argv)
 
 		for (c = d->clients; c; c = c->next)
 			if (c->dpage)
-				axon_write_once(&c->dpage->gone_error, c->sticky_any ?
+				axon_write_once(&c->dpage->gone_error,
+						c->id == atomic_load(&d->restart_client) ||
+						c->sticky_any ?
 						(uint32_t)atomic_load(&d->restart_error) :
 						(uint32_t)CUDA_ERROR_DEVICE_UNAVAILABLE);
 	}

@@ -488,7 +488,7 @@ static void poison(struct cu_gctx *g, struct client *c, CUresult r)
 		 g->shared ? "shared" : "own");
 	/* The driver now fails every context of this process, not only g
 	 * (main.c, axond_request_restart): start again. */
-	axond_request_restart(cu.d, "device fault", (int32_t)r);
+	axond_request_restart(cu.d, "device fault", (int32_t)r, c->id);
 }
 
 static void finish(struct cu_dev *cd, struct work *w, int32_t res)
