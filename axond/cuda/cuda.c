@@ -912,8 +912,20 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 		CUdevice devs[AXON_MAX_DEVICES];
 		unsigned int n = d->cfg.context_pool;
 
-		if (n == ~0U)
-			n = cu.shared_mode ? 1 : 2;
+		/*
+		 * Context mode: a client that finds the pool empty waits for a
+		 * cuCtxCreate (~130 ms) and the keeper makes one at a time, so
+		 * back-to-back starts drain a small pool. On the H200
+		 * (2026-11-29, drvbench start rows): pool 2 -> 228 ms p50 from
+		 * fork to first kernel, pool 8 -> 45 ms. A context holds device
+		 * memory (local memory for every resident thread, printf and
+		 * heap buffers), so keep one per 16 GiB, 2 to 8.
+		 */
+		if (n == ~0U) {
+			uint64_t per = d->info->device[0].total_mem >> 34;
+
+			n = cu.shared_mode ? 1 : per < 2 ? 2 : per > 8 ? 8 : (unsigned int)per;
+		}
 		for (i = 0; i < cu.ndev; i++)
 			devs[i] = cu.dev[i].dev;
 		ret = ctxpool_init(cu.ndev, devs, n, err, errlen);
