@@ -35,8 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "rangemap.h"
 #include "shim.h"
+
+/* How often cuMemMap asks again while an unmap is still pending. */
+#define MAP_RETRIES	200
 
 struct vmm_res {
 	uint64_t base, size;
@@ -413,12 +418,18 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	}
 	for (tries = 0;; tries++) {
 		r = map_once(sc, ptr, size, offset, h->handle);
-		if (r != CUDA_ERROR_NOT_READY || tries == 2)
+		if (r != CUDA_ERROR_NOT_READY || tries == MAP_RETRIES)
 			break;
 		/* An earlier unmap of these addresses is behind queued work:
-		 * wait for it (ops/vmm.c), then ask again. */
+		 * wait for the work (ops/vmm.c), then ask again. The daemon
+		 * forgets the unmap only once its executor reported it done,
+		 * which may come a moment after the stream's synchronisation
+		 * did: after the first, back off briefly (~50 ms in all). */
 		shim_unlock();
-		r = shim_stream_sync(sc->default_stream);
+		if (tries == 0)
+			r = shim_stream_sync(sc->default_stream);
+		else
+			usleep(250);
 		shim_lock();
 		if (r)
 			goto out;
