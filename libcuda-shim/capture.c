@@ -286,7 +286,7 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 		if (!sqe) {
 			shim_unlock();
 			free(cap);
-			return CUDA_ERROR_DEVICE_UNAVAILABLE;
+			return shim_gone_error();
 		}
 		axon_prep_obj(sqe, AXON_OP_CAPTURE_BEGIN, 0, mode, 0);
 		sqe->stream = h;
@@ -386,7 +386,7 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_CAPTURE_END, graph, 0, 0);
 	sqe->stream = h;

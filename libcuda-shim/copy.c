@@ -49,7 +49,7 @@ static CUresult shared_copy(unsigned int op, uint64_t dst, uint64_t src, uint64_
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
@@ -78,7 +78,7 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		if (!sqe) {
 			shim_data_done(id);
 			shim_unlock();
-			return CUDA_ERROR_DEVICE_UNAVAILABLE;
+			return shim_gone_error();
 		}
 		axon_prep_copy(sqe, AXON_OP_MEMCPY_HTOD, stream, dst + done, off, n);
 		sqe->flags = AXON_SQE_F_DEFERRED;
@@ -125,7 +125,7 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 			sqe = shim_sqe();
 			if (!sqe) {
 				shim_data_done(c->id);
-				r = CUDA_ERROR_DEVICE_UNAVAILABLE;
+				r = shim_gone_error();
 				break;
 			}
 			memset(&c->w, 0, sizeof(c->w));
@@ -195,7 +195,7 @@ static CUresult dtod(uint64_t dst, uint64_t src, uint64_t len, uint64_t stream)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 /* The default stream of the current context (synchronous copies). */
@@ -368,7 +368,7 @@ static CUresult memset_op(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t
 	}
 	shim_unlock();
 	if (!sqe)
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	return sync ? shim_stream_sync(h) : CUDA_SUCCESS;
 }
 

@@ -54,7 +54,7 @@ static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_CTX_CREATE, 0, (uint64_t)dev, flags);
 	r = shim_sync_op(sqe, &w);

@@ -61,7 +61,7 @@ SHIM_EXPORT CUresult cuEventCreate(CUevent *ph, unsigned int flags)
 	if (!sqe) {
 		shim_unlock();
 		free(e);
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_EVENT_CREATE, sc->handle, flags, 0);
 	r = shim_sync_op(sqe, &w);
@@ -160,7 +160,7 @@ SHIM_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 SHIM_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s)
@@ -256,7 +256,7 @@ static CUresult event_sync(CUevent ev)
 	/* The stream was destroyed meanwhile: its work still finishes. */
 	while (axon_frontier(&shim.ring, slot) < seq) {
 		if (axon_daemon_alive(&shim.ring))
-			return CUDA_ERROR_DEVICE_UNAVAILABLE;
+			return shim_gone_error();
 		sched_yield();
 	}
 	return CUDA_SUCCESS;

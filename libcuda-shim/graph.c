@@ -243,7 +243,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream s)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 SHIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s)
@@ -291,7 +291,7 @@ static CUresult destroy(unsigned int op, uint64_t h)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 SHIM_EXPORT CUresult cuGraphDestroy(CUgraph g)

@@ -674,7 +674,7 @@ static CUresult lower_memset(CUstream s, const CUDA_MEMSET_NODE_PARAMS *m)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 /* Lowers g (a copy, owned by the caller) to a daemon graph in *out. */

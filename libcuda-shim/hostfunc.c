@@ -156,7 +156,7 @@ static void *callback_thread(void *arg)
 			while ((p = head)) {
 				head = p->next;
 				shim_unlock();
-				run(p, CUDA_ERROR_DEVICE_UNAVAILABLE);
+				run(p, shim_gone_error());
 				shim_lock();
 				__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER],
 						   1, __ATOMIC_RELEASE);
@@ -217,7 +217,7 @@ static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user
 	if (!sqe) {
 		shim_unlock();
 		free(p);
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_WAIT, 0);
 	sqe->stream = h;

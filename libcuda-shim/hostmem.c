@@ -282,7 +282,7 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 		shim_unlock();
 		pthread_mutex_unlock(&reg_lock);
 		munmap(p, map_len);
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_HOSTMEM_REGISTER, cookie, (uint64_t)(uintptr_t)p, len);
 	sqe->obj.arg2 = flags;
@@ -298,7 +298,7 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 		shim_unlock();
 		pthread_mutex_unlock(&reg_lock);
 		munmap(p, map_len);
-		return r == CUDA_ERROR_DEVICE_UNAVAILABLE ? r : CUDA_ERROR_NOT_SUPPORTED;
+		return r == shim_gone_error() ? r : CUDA_ERROR_NOT_SUPPORTED;
 	}
 	shim_unlock();
 	pthread_mutex_unlock(&reg_lock);

@@ -145,7 +145,7 @@ CUresult shim_launch(const struct shim_launch *l)
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	sqe->flags = AXON_SQE_F_DEFERRED;
 	sqe->stream = h;

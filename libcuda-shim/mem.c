@@ -23,7 +23,7 @@ CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *out)
 	sqe = shim_sqe();
 	if (!sqe) {
 		vaalloc_free(&shim.va, addr);
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_mem(sqe, AXON_OP_MEM_MAP, ctx, addr, rounded);
 	if (rounded <= shim.credit) {
@@ -51,7 +51,7 @@ CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr)
 		return CUDA_ERROR_INVALID_VALUE;
 	sqe = shim_sqe();
 	if (!sqe)
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, ctx, addr, 0);
 	sqe->flags = AXON_SQE_F_DEFERRED;
 	shim_flush();

@@ -134,7 +134,7 @@ static CUresult load(CUmodule *mod, const void *image, size_t len)
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_MODULE_LOAD, sc->handle, 0, 0);
 	sqe->obj.data_off = (uint32_t)off;
@@ -216,7 +216,7 @@ SHIM_EXPORT CUresult cuModuleUnload(CUmodule mod)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 /* Names travel in the data area; the reply overwrites the same bytes. */
@@ -236,7 +236,7 @@ static CUresult named_op(unsigned int op, CUmodule mod, const char *name,
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_data_done(id);
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, op, (uint64_t)(uintptr_t)mod, 0, 0);
 	sqe->obj.data_off = (uint32_t)off;

@@ -66,7 +66,7 @@ static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_STREAM_CREATE, sc->handle, flags, (uint64_t)(int64_t)priority);
 	r = shim_sync_op(sqe, &w);
@@ -154,7 +154,7 @@ static CUresult stream_destroy(CUstream s)
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
@@ -178,7 +178,7 @@ CUresult shim_stream_sync(uint64_t h)
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	sqe->opcode = AXON_OP_STREAM_SYNC;
 	sqe->stream = h;
@@ -265,7 +265,7 @@ SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flag
 		shim_flush();
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : CUDA_ERROR_DEVICE_UNAVAILABLE;
+	return sqe ? CUDA_SUCCESS : shim_gone_error();
 }
 
 SHIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags)

@@ -89,7 +89,7 @@ static CUresult encode(CUtensorMap *out, const struct axon_tensor_map_req *req)
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_TENSOR_MAP_ENCODE, sc->handle, 0, 0);
 	sqe->obj.data_off = (uint32_t)off;

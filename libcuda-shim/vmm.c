@@ -365,7 +365,7 @@ static CUresult map_once(struct shim_ctx *sc, uint64_t ptr, uint64_t size,
 	struct axon_sqe *sqe = shim_sqe();
 
 	if (!sqe)
-		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+		return shim_gone_error();
 	axon_prep_mem(sqe, AXON_OP_MEM_MAP, sc->handle, ptr, size);
 	sqe->mem.resv[0] = handle;
 	sqe->mem.resv[1] = offset;
@@ -426,10 +426,12 @@ SHIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		 * which may come a moment after the stream's synchronisation
 		 * did: after the first, back off briefly (~50 ms in all). */
 		shim_unlock();
-		if (tries == 0)
+		if (tries == 0) {
 			r = shim_stream_sync(sc->default_stream);
-		else
+		} else {
 			usleep(250);
+			r = CUDA_SUCCESS;
+		}
 		shim_lock();
 		if (r)
 			goto out;
@@ -506,7 +508,7 @@ SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 		struct axon_sqe *sqe = shim_sqe();
 
 		if (!sqe) {
-			r = CUDA_ERROR_DEVICE_UNAVAILABLE;
+			r = shim_gone_error();
 			break;
 		}
 		axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, sc->handle, e->base, 0);

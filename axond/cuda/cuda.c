@@ -615,12 +615,16 @@ static void run_one(struct cu_dev *cd, struct work *w)
 			if (!poll_inflight(cd))
 				sched_yield();
 		if (w->type == WORK_UNMAP) {
-			client_unmap_done(w->client, w->unmap.addr);
 			if (w->unmap.phys)	/* cuMemMap'd (vmm.c) */
 				cuda_phys_unmap(cu.d, w->client, w->unmap.addr,
 						w->unmap.len, w->unmap.phys);
 			else
 				unmap_pages(w->client, w->unmap.addr, w->unmap.len);
+			/* Only now may the dispatcher map these addresses
+			 * again (ops/vmm.c): earlier, its cuMemMap met the
+			 * pages still mapped (INVALID_VALUE, seen on the H200
+			 * in tests/gpu/drv-mem). */
+			client_unmap_done(w->client, w->unmap.addr);
 		}
 		if (w->type == WORK_MARKER) {
 			/* Anything the driver wrote to fd 1 itself (not

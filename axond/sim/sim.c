@@ -151,15 +151,17 @@ static void run_unmap(struct client *c, struct work *w)
 	uintptr_t start = (uintptr_t)host_ptr(c, w->unmap.addr);
 	uintptr_t end = start + w->unmap.len;
 
-	client_unmap_done(c, w->unmap.addr);
 	if (w->unmap.phys) {	/* cuMemUnmap: the window's own memory again */
 		sim_phys_unmap(sim.d, c, w->unmap.addr, w->unmap.len, w->unmap.phys);
+		/* Only now may the dispatcher map these addresses again. */
+		client_unmap_done(c, w->unmap.addr);
 		return;
 	}
 	start = (start + 4095) & ~(uintptr_t)4095;
 	end &= ~(uintptr_t)4095;
 	if (end > start)
 		madvise((void *)start, end - start, MADV_DONTNEED);
+	client_unmap_done(c, w->unmap.addr);
 }
 
 /* Runs one item (graph.c replays graph nodes through it too). */
