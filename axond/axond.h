@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <linux/axon.h>
 
@@ -215,6 +216,7 @@ struct axond_config {
 	const char *vendor_lib;	/* cuda backend: NVIDIA's libcuda.so.1 */
 	const char *kmod;	/* /dev/axon path, "off", or NULL: if present */
 	uint64_t sim_mem;
+	bool sim_fault_process;	/* sim: a fault poisons the process (--sim-fault) */
 	unsigned int spin_us;
 	unsigned int max_clients;
 	uint64_t default_data_size;
@@ -222,8 +224,9 @@ struct axond_config {
 	uint64_t va_base;	/* first client window */
 	uint64_t va_size;	/* bytes of device addresses per client */
 	unsigned int region_pool;	/* regions kept ready (pool.c) */
-	const char *isolation;	/* cuda: "context" (default) or "shared" */
-	unsigned int context_pool;	/* cuda, context mode: contexts kept ready */
+	const char *isolation;	/* "process" (cuda default), "context", "shared" */
+	unsigned int context_pool;	/* contexts (process mode: workers) kept ready */
+	int worker_ctl;		/* a worker process: its supervisor's socket; else -1 */
 	int verbose;
 };
 
@@ -353,6 +356,7 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 #define EV_SIGNAL	2ULL
 #define EV_WORKER	3ULL
 #define EV_KMOD		4ULL
+#define EV_CTL		5ULL	/* a worker process: its supervisor's socket */
 #define EV_PENDING	(1ULL << 62)
 #define EV_DOORBELL_BIT	1ULL
 #define EV_TRACER_BIT	2ULL
@@ -360,6 +364,8 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 /* server.c */
 int server_listen(struct axond *d);
 void server_accept(struct axond *d);
+int server_adopt(struct axond *d, int fd);
+unsigned int server_npending(void);
 int server_expire(struct axond *d);
 void server_hello(struct axond *d, int fd);
 void server_close(struct axond *d);
@@ -367,6 +373,7 @@ void server_close(struct axond *d);
 #define AXOND_LISTEN_FD_ENV "AXOND_LISTEN_FD"
 void server_handover(struct axond *d);
 int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds);
+void server_send_stats(int fd, struct axon_welcome *w, const char *doc, size_t len);
 
 /* trace.c */
 struct tracer;
@@ -383,6 +390,28 @@ void trace_close_all(struct axond *d);
 /* stats.c */
 int stats_render(struct axond *d, char **out, size_t *len);
 
+/*
+ * Process isolation (--isolation=process). supervisor.c: the process that
+ * listens keeps worker processes ready and gives each new client one of
+ * its own. worker.c: a worker's side of that.
+ */
+static inline bool axond_is_supervisor(const struct axond *d)
+{
+	return !strcmp(d->cfg.isolation, "process") && d->cfg.worker_ctl < 0;
+}
+
+static inline bool axond_is_worker(const struct axond *d)
+{
+	return d->cfg.worker_ctl >= 0;
+}
+
+int supervisor_run(struct axond *d, char **argv);
+void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
+		      struct axon_welcome *w);
+int worker_start(struct axond *d);
+void worker_ctl_event(struct axond *d);
+bool worker_done(struct axond *d);
+
 /* log.c */
 extern int axond_verbose;
 void axond_log(int level, const char *fmt, ...)
@@ -391,6 +420,7 @@ void axond_log(int level, const char *fmt, ...)
 #define LOG_WARN 1
 #define LOG_INFO 2
 #define LOG_DEBUG 3
+extern char axond_log_tag[32];
 #define log_err(...)	axond_log(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)	axond_log(LOG_WARN, __VA_ARGS__)
 #define log_info(...)	axond_log(LOG_INFO, __VA_ARGS__)

@@ -7,6 +7,9 @@
 #include "axond.h"
 
 int axond_verbose = LOG_INFO;
+/* "worker PID: " in a worker process (worker.c), so the supervisor's log,
+ * which the workers share, says whose line each is. */
+char axond_log_tag[32];
 
 void axond_log(int level, const char *fmt, ...)
 {
@@ -21,8 +24,8 @@ void axond_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "axond[%ld.%03ld] %s: %s\n", (long)ts.tv_sec,
-		ts.tv_nsec / 1000000, names[level], line);
+	fprintf(stderr, "axond[%ld.%03ld] %s%s: %s\n", (long)ts.tv_sec,
+		ts.tv_nsec / 1000000, axond_log_tag, names[level], line);
 }
 
 uint64_t axond_now_ns(void)

@@ -39,18 +39,26 @@ static void usage(FILE *f)
 		"  --listen=unix:PATH     socket (default unix:" AXON_DEFAULT_SOCKET ")\n"
 		"  --region-pool=N        regions of the default size kept ready, prepared\n"
 		"                         in the background (default 2 with --backend=cuda)\n"
-		"  --isolation=context|shared\n"
-		"                         cuda: each client in a CUDA context of its own\n"
-		"                         (context, the default: a fault stays with its\n"
-		"                         client, printf reaches the client) or every\n"
-		"                         client of a device in one (shared: MPS-like,\n"
-		"                         for a trusted group; a fault reaches them all)\n"
-		"  --context-pool=N       cuda: contexts per device made ahead of clients\n"
-		"                         and refilled in the background (default 2;\n"
-		"                         shared: 1)\n"
+		"  --isolation=process|context|shared\n"
+		"                         process (the cuda default): each client served\n"
+		"                         by a worker process of its own, in its own CUDA\n"
+		"                         context; a device fault ends only that worker\n"
+		"                         (NVIDIA's driver poisons every context of a\n"
+		"                         process on a fault). context (the sim default):\n"
+		"                         one process, a CUDA context per client. shared:\n"
+		"                         every client of a device in one context\n"
+		"                         (MPS-like, a trusted group; a fault reaches all)\n"
+		"  --context-pool=N       contexts per device made ahead of clients and\n"
+		"                         refilled in the background; process: worker\n"
+		"                         processes kept ready (default: one per 16 GiB of\n"
+		"                         device memory, 2 to 8; shared: 1)\n"
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
+		"  --sim-fault=client|process\n"
+		"                         sim: what a device fault (assert, illegal\n"
+		"                         address) poisons: its client (default), or the\n"
+		"                         whole daemon process, as NVIDIA's driver does\n"
 		"  --spin-us=N            busy-poll this long before sleeping (default 50)\n"
 		"  --max-clients=N        (default 1024)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
@@ -87,6 +95,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "context-pool", required_argument, NULL, 'X' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "sim-mem", required_argument, NULL, 'm' },
+		{ "sim-fault", required_argument, NULL, 'F' },
 		{ "spin-us", required_argument, NULL, 's' },
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "data-size", required_argument, NULL, 'D' },
@@ -94,6 +103,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		/* Internal: started by a supervisor (worker.c). */
+		{ "worker-ctl", required_argument, NULL, 'W' },
 		{ 0 }
 	};
 	struct axond_config *cfg = &d->cfg;
@@ -112,7 +123,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
 	cfg->region_pool = ~0U;	/* "default": decided once the backend is known */
-	cfg->isolation = "context";
+	cfg->isolation = NULL;	/* "default": decided once the backend is known */
+	cfg->worker_ctl = -1;
 	cfg->context_pool = ~0U;	/* "default": decided by the isolation mode */
 	while ((o = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
 		switch (o) {
@@ -121,7 +133,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		case 'K': cfg->kmod = optarg; break;
 		case 'P': cfg->region_pool = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 'I':
-			if (strcmp(optarg, "context") && strcmp(optarg, "shared"))
+			if (strcmp(optarg, "process") && strcmp(optarg, "context") &&
+			    strcmp(optarg, "shared"))
 				goto bad;
 			cfg->isolation = optarg;
 			break;
@@ -131,6 +144,19 @@ static int parse_args(struct axond *d, int argc, char **argv)
 				goto bad;
 			break;
 		case 'l': cfg->listen = optarg; break;
+		case 'F':
+			if (strcmp(optarg, "client") && strcmp(optarg, "process"))
+				goto bad;
+			cfg->sim_fault_process = !strcmp(optarg, "process");
+			break;
+		case 'W': {
+			char *end;
+
+			cfg->worker_ctl = (int)strtol(optarg, &end, 10);
+			if (*end || cfg->worker_ctl < 3)
+				goto bad;
+			break;
+		}
 		case 'm':
 			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))
 				goto bad;
@@ -265,6 +291,8 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 		drain_fd(d->worker_fd);
 	} else if (tag == EV_KMOD) {
 		kmod_events(d);
+	} else if (tag == EV_CTL) {
+		worker_ctl_event(d);
 	} else if (tag & EV_PENDING) {
 		server_hello(d, (int)(tag & 0xffffffffu));
 	} else if (tag & EV_TRACER_BIT) {
@@ -290,7 +318,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 /* The client an event names (its socket or doorbell), else NULL. */
 static struct client *event_client(uint64_t tag)
 {
-	if (tag <= EV_KMOD || (tag & EV_PENDING) || (tag & EV_TRACER_BIT))
+	if (tag <= EV_CTL || (tag & EV_PENDING) || (tag & EV_TRACER_BIT))
 		return NULL;
 	return (struct client *)(uintptr_t)(tag & ~EV_DOORBELL_BIT);
 }
@@ -350,7 +378,8 @@ static void run(struct axond *d)
 	unsigned int polls = 0;
 	int n;
 
-	while (!d->stop && !atomic_load(&d->restart)) {
+	while (!d->stop && !atomic_load(&d->restart) &&
+	       !(axond_is_worker(d) && worker_done(d))) {
 		if (drain_all(d)) {
 			idle_since = axond_now_ns();
 			/* Keep connections, hang-ups and traces moving under load. */
@@ -425,15 +454,45 @@ int main(int argc, char **argv)
 	d->start_ns = axond_now_ns();
 	if (parse_args(d, argc, argv))
 		return 2;
+	if (axond_is_worker(d))
+		snprintf(axond_log_tag, sizeof(axond_log_tag), "worker %d ", (int)getpid());
 	if (check_op_table())
 		return 1;
 	d->backend = backend_find(d->cfg.backend);
-	/* Only a backend that prepares regions gains from a pool. */
+	/* Only a backend that prepares regions gains from a pool; a worker
+	 * serves one client. */
 	if (d->cfg.region_pool == ~0U)
-		d->cfg.region_pool = d->backend && d->backend->region_prepare ? 2 : 0;
+		d->cfg.region_pool = d->backend && d->backend->region_prepare ?
+				     (axond_is_worker(d) ? 1 : 2) : 0;
 	if (!d->backend) {
 		log_err("unknown backend '%s' (this build has: sim, cuda)", d->cfg.backend);
 		return 2;
+	}
+	/* A real driver poisons a whole process on a device fault: only a
+	 * process per client keeps a fault to its client (supervisor.c). */
+	if (!d->cfg.isolation)
+		d->cfg.isolation = !strcmp(d->backend->name, "cuda") ? "process" : "context";
+	if (axond_is_worker(d) && strcmp(d->cfg.isolation, "process")) {
+		log_err("--worker-ctl is for workers of --isolation=process");
+		return 2;
+	}
+	if (axond_is_supervisor(d) || axond_is_worker(d)) {
+		/* Not yet: the kernel transport hands clients to one daemon
+		 * process; here clients connect through the socket. */
+		if (axond_is_supervisor(d) && d->cfg.kmod && strcmp(d->cfg.kmod, "off"))
+			log_warn("--isolation=process does not use the kernel transport yet; "
+				 "clients connect through the socket");
+		d->cfg.kmod = "off";
+	}
+	if (axond_is_supervisor(d)) {
+		ret = setup_fds(d);
+		if (!ret)
+			ret = server_listen(d);
+		if (ret) {
+			log_err("setup: %s", strerror(-ret));
+			return 1;
+		}
+		return supervisor_run(d, argv);
 	}
 	ret = setup_info(d);
 	if (!ret)
@@ -459,16 +518,26 @@ int main(int argc, char **argv)
 	ret = seal_info(d);
 	if (!ret)
 		region_pool_init(d);
-	if (!ret)
-		ret = server_listen(d);
-	if (!ret)
-		ret = kmod_attach(d);
+	if (!ret && axond_is_worker(d)) {
+		ret = worker_start(d);
+		if (ret)
+			log_err("worker: cannot reach the supervisor: %s", strerror(-ret));
+	} else {
+		if (!ret)
+			ret = server_listen(d);
+		if (!ret)
+			ret = kmod_attach(d);
+	}
 	if (ret) {
 		d->backend->fini(d);
 		return 1;
 	}
-	log_info("axond ready: backend %s, %u device(s), %s", d->backend->name,
-		 d->info->ndevices, d->info->device[0].name);
+	if (axond_is_worker(d))
+		log_debug("worker ready: backend %s, %u device(s), %s", d->backend->name,
+			  d->info->ndevices, d->info->device[0].name);
+	else
+		log_info("axond ready: backend %s, %u device(s), %s", d->backend->name,
+			 d->info->ndevices, d->info->device[0].name);
 	run(d);
 
 	/* Orderly shutdown: tell every client, stop the executor, free. A
@@ -501,6 +570,12 @@ int main(int argc, char **argv)
 	region_pool_fini(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
+	if (restarting && axond_is_worker(d)) {
+		/* The supervisor starts the next worker; this one ends. */
+		log_info("worker for client %llu ended after a device fault",
+			 (unsigned long long)d->next_client_id);
+		return 0;
+	}
 	if (restarting) {
 		/* Same binary, same options. Ours are close-on-exec; the
 		 * driver's (/dev/nvidia*) are not ours to trust: close every

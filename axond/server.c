@@ -179,12 +179,38 @@ static void shed_one(struct axond *d)
 	}
 }
 
+/*
+ * A connection whose hello is still to be read joins the pending ones;
+ * takes fd (closes it on failure). Accepted here, or handed over by the
+ * supervisor to a worker process (worker.c).
+ */
+int server_adopt(struct axond *d, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+
+	if (npending == MAX_PENDING) {
+		close(fd);	/* too many silent peers already */
+		return -EBUSY;
+	}
+	ev.data.u64 = EV_PENDING | (uint64_t)fd;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	pending[npending].fd = fd;
+	pending[npending].deadline = axond_now_ns() + HELLO_DEADLINE_NS;
+	npending++;
+	return 0;
+}
+
 void server_accept(struct axond *d)
 {
 	if (spare_fd < 0)
 		spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	for (;;) {
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0) {
@@ -192,19 +218,14 @@ void server_accept(struct axond *d)
 				shed_one(d);
 			return;
 		}
-		if (npending == MAX_PENDING) {
-			close(fd);	/* too many silent peers already */
-			continue;
-		}
-		ev.data.u64 = EV_PENDING | (uint64_t)fd;
-		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			close(fd);
-			continue;
-		}
-		pending[npending].fd = fd;
-		pending[npending].deadline = axond_now_ns() + HELLO_DEADLINE_NS;
-		npending++;
+		server_adopt(d, fd);
 	}
+}
+
+/* Connections that have not said hello yet (a worker waits for them). */
+unsigned int server_npending(void)
+{
+	return npending;
 }
 
 /* Closes connections past their hello deadline; returns ms to the next
@@ -252,21 +273,21 @@ int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, in
 	return n == (ssize_t)sizeof(*w) ? 0 : -EIO;
 }
 
-static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
+/* The welcome, then the stats document doc (NULL: out of memory). */
+void server_send_stats(int fd, struct axon_welcome *w, const char *doc, size_t len)
 {
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
-	char *doc = NULL;
-	size_t len = 0, off;
+	size_t off;
 	int fl;
 
-	if (stats_render(d, &doc, &len)) {
+	if (!doc) {
 		w->status = -ENOMEM;
 		snprintf(w->message, sizeof(w->message), "out of memory");
 		server_send_welcome(fd, w, NULL, 0);
 		return;
 	}
 	if (server_send_welcome(fd, w, NULL, 0))
-		goto out;
+		return;
 	/*
 	 * Blocking sends bounded by a short SO_SNDTIMEO: the dispatcher waits
 	 * at most that long for a reader that stopped reading, then gives up
@@ -275,7 +296,7 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-		goto out;
+		return;
 	for (off = 0; off < len;) {
 		size_t chunk = len - off > AXON_STATS_CHUNK ? AXON_STATS_CHUNK : len - off;
 		ssize_t n = send(fd, doc + off, chunk, MSG_NOSIGNAL);
@@ -286,7 +307,16 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 		}
 		off += (size_t)n;
 	}
-out:
+}
+
+static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
+{
+	char *doc = NULL;
+	size_t len = 0;
+
+	if (stats_render(d, &doc, &len))
+		doc = NULL;
+	server_send_stats(fd, w, doc, len);
 	free(doc);
 }
 
@@ -309,7 +339,9 @@ void server_hello(struct axond *d, int fd)
 			break;
 		}
 	}
-	n = recv(fd, &h, sizeof(h), MSG_TRUNC);
+	/* The supervisor only looks: the worker it hands the connection to
+	 * reads the hello itself. */
+	n = recv(fd, &h, sizeof(h), MSG_TRUNC | (axond_is_supervisor(d) ? MSG_PEEK : 0));
 	if (n != (ssize_t)sizeof(h) || h.magic != AXON_MAGIC) {
 		if (n > 0) {
 			w.status = -EINVAL;
@@ -328,6 +360,10 @@ void server_hello(struct axond *d, int fd)
 			 h.abi_major, h.abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
 		server_send_welcome(fd, &w, NULL, 0);
 		close(fd);
+		return;
+	}
+	if (axond_is_supervisor(d)) {
+		supervisor_route(d, fd, &h, &w);	/* owns fd */
 		return;
 	}
 	if (h.kind == AXON_HELLO_STATS) {

@@ -119,11 +119,11 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	put_str(b, c->comm);
 	put(b, ",\"device\":%d", client_device(c));
 	put(b, ",\"connected_s\":%.3f,\"transport\":\"%s\",\"kmod_id\":%llu,"
-	    "\"cgroup_id\":%llu,\"tracers\":%u",
+	    "\"cgroup_id\":%llu,\"tracers\":%u,\"server_pid\":%d",
 	    (double)(axond_now_ns() - c->connect_ns) / 1e9,
 	    c->transport == CLIENT_KMOD ? "kmod" : "unix",
 	    (unsigned long long)c->kmod_id, (unsigned long long)c->cgroup_id,
-	    c->ntracers);
+	    c->ntracers, (int)getpid());
 	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
 	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
 	    rangemap_count(&c->allocs));

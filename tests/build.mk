@@ -28,7 +28,7 @@ IT_TESTS        += mempool vmm
 IT_TESTS        += pinned
 IT_TESTS        += launchex hostfn launchraw
 IT_TESTS        += mathlibs
-IT_TESTS        += restart
+IT_TESTS        += restart isolation
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
 IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
 
@@ -82,6 +82,8 @@ $(IT_DEVOUT_TEST): $(IT_OBJDIR)/devout_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
 $(IT_DEVOUT_TEST): | $(BUILD)/bin/axond $(IT_DEVOUT_BINS) $(BUILD)/tests/bin/vecadd
 TEST_PROGS += $(IT_DEVOUT_TEST)
+# Process isolation runs drv-fault through the supervisor.
+$(BUILD)/tests/integration-isolation: | $(BUILD)/tests/bin/drv-fault
 # Their own copies, with the rpath of the other clients here.
 $(IT_DEVOUT_BINS): $(BUILD)/tests/bin/%: $(BUILD)/obj/tests/gpu/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)

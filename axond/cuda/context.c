@@ -27,6 +27,7 @@ static struct {
 	pthread_cond_t cond;
 	int ndev;
 	unsigned int target;		/* contexts kept ready per device */
+	bool once;			/* a worker process: no refill */
 	CUdevice dev[AXON_MAX_DEVICES];
 	CUcontext ready[AXON_MAX_DEVICES][POOL_MAX];
 	unsigned int nready[AXON_MAX_DEVICES];
@@ -147,8 +148,8 @@ static void *keeper(void *arg)
 	return NULL;
 }
 
-int ctxpool_init(int ndev, const CUdevice *devs, unsigned int n, char *err,
-		 size_t errlen)
+int ctxpool_init(int ndev, const CUdevice *devs, unsigned int n, bool refill,
+		 char *err, size_t errlen)
 {
 	int i;
 	unsigned int k;
@@ -157,6 +158,7 @@ int ctxpool_init(int ndev, const CUdevice *devs, unsigned int n, char *err,
 		n = POOL_MAX;
 	pool.ndev = ndev;
 	pool.target = n;
+	pool.once = !refill;
 	for (i = 0; i < ndev; i++)
 		pool.dev[i] = devs[i];
 	for (i = 0; i < ndev; i++) {
@@ -216,6 +218,8 @@ struct cu_gctx *gctx_new(int dev, bool shared)
 	pthread_mutex_lock(&pool.lock);
 	if (pool.nready[dev])
 		ctx = pool.ready[dev][--pool.nready[dev]];
+	if (pool.once)
+		pool.target = 0;
 	pthread_cond_signal(&pool.cond);	/* refill */
 	pthread_mutex_unlock(&pool.lock);
 	if (!ctx) {

@@ -30,9 +30,10 @@ struct cu_gctx {
 };
 
 /* Fills each device's pool with n contexts (synchronously: they exist
- * before any client) and starts the keeper thread. */
-int ctxpool_init(int ndev, const CUdevice *devs, unsigned int n, char *err,
-		 size_t errlen);
+ * before any client) and starts the keeper thread, which keeps n ready
+ * (refill) or, in a worker process, stops at the first taken. */
+int ctxpool_init(int ndev, const CUdevice *devs, unsigned int n, bool refill,
+		 char *err, size_t errlen);
 /* Stops the keeper; destroys what is pooled or waiting to be destroyed. */
 void ctxpool_fini(void);
 /* A group context for device dev with one reference (refs 1), or NULL.

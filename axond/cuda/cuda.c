@@ -925,6 +925,10 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 		 * memory (local memory for every resident thread, printf and
 		 * heap buffers), so keep one per 16 GiB, 2 to 8.
 		 */
+		/* A worker process (--isolation=process) serves one client:
+		 * its context, made now, and no refill. */
+		if (axond_is_worker(d))
+			n = 1;
 		if (n == ~0U) {
 			uint64_t per = d->info->device[0].total_mem >> 34;
 
@@ -932,7 +936,7 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 		}
 		for (i = 0; i < cu.ndev; i++)
 			devs[i] = cu.dev[i].dev;
-		ret = ctxpool_init(cu.ndev, devs, n, err, errlen);
+		ret = ctxpool_init(cu.ndev, devs, n, !axond_is_worker(d), err, errlen);
 		if (ret)
 			return ret;
 		vd.cuCtxSetCurrent(cu.dev[0].ctx);

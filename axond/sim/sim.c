@@ -253,6 +253,13 @@ static void *executor(void *arg)
 
 			res = sim_execute(w);
 			atomic_fetch_add(&d->busy_ns[0], axond_now_ns() - t0);
+			/* --sim-fault=process: behave as NVIDIA's driver, whose
+			 * fault poisons every context of the process, so that
+			 * what the daemon does about it is tested here. */
+			if (d->cfg.sim_fault_process &&
+			    (res == CUDA_ERROR_ASSERT || res == CUDA_ERROR_ILLEGAL_ADDRESS))
+				axond_request_restart(d, "device fault (--sim-fault=process)",
+						      res, w->client->id);
 		}
 		work_done(d, w, res);
 	}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the supervisor and a worker process say to each other
+ * (--isolation=process, supervisor.c and worker.c), one message per
+ * SOCK_SEQPACKET record over the socketpair the supervisor made when it
+ * started the worker. Both ends are the same binary, so the layout is not
+ * an ABI: it never leaves the host or outlives an axond build.
+ */
+#ifndef AXOND_CTL_H
+#define AXOND_CTL_H
+
+#include <stdint.h>
+
+enum ctl_type {
+	/* worker -> supervisor: initialised, a client may come; @value is
+	 * device 0's memory in bytes (the supervisor opens no driver). */
+	CTL_READY = 1,
+	/* supervisor -> worker, with the connection (SCM_RIGHTS), its hello
+	 * unread: serve this client; @value is the id it is to have. */
+	CTL_CLIENT,
+	/* supervisor -> worker, with the connection: a tracer of its client. */
+	CTL_TRACE,
+	/* supervisor -> worker: send your stats document. */
+	CTL_STATS,
+	/* worker -> supervisor, with a memfd holding it: @value bytes. */
+	CTL_STATS_DOC,
+};
+
+struct ctl_msg {
+	uint32_t type;
+	uint32_t resv;
+	uint64_t value;
+};
+
+#endif

@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process isolation (--isolation=process, the cuda backend's default): the
+ * supervisor's side.
+ *
+ * NVIDIA's driver does not keep a device fault to the context it happened
+ * in. Seen on the H200 (driver 580.159.04, 2026-11-29): after an assert in
+ * one context every other context of the process answered
+ * CUDA_ERROR_ASSERT, new contexts too, even once the faulting one was
+ * destroyed. A fault is therefore contained only by a process of its own.
+ *
+ * So the axond that listens opens no driver. It keeps --context-pool worker
+ * processes ready, each a fresh exec of this binary with --worker-ctl
+ * (worker.c) that has opened the driver, made its client's context and
+ * prepared a region, and hands each new client's connection, hello unread,
+ * to one of them (SCM_RIGHTS over the socketpair it started the worker
+ * with). The worker serves that client alone and ends when it leaves; a
+ * fault ends that worker and no other. A replacement starts as soon as a
+ * worker is taken, each in its own process, so back-to-back starts do not
+ * queue behind one cuInit. A client that finds none ready waits for the
+ * next. Workers that die before they are ready (a broken driver) are
+ * restarted with a growing delay, and waiting clients are told after
+ * WAIT_LIMIT_NS why they got none.
+ *
+ * Tools still talk to one socket: a stats request is answered with the
+ * workers' documents merged (the supervisor asks each over its socket); a
+ * trace is handed to the worker of the client it names.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "axond.h"
+#include "ctl.h"
+
+#define MAX_WAITING		256
+#define WAIT_LIMIT_NS		(30ULL * 1000 * 1000 * 1000)
+#define STATS_WAIT_MS		500
+#define BACKOFF_MAX_NS		(30ULL * 1000 * 1000 * 1000)
+#define STOP_GRACE_MS		5000
+
+enum wstate { W_STARTING, W_READY, W_BUSY, W_GONE };
+
+struct wproc {
+	pid_t pid;
+	int ctl;		/* our end of its socketpair; -1 once gone */
+	enum wstate state;
+	uint64_t client_id;	/* W_BUSY */
+	pid_t client_pid;
+	struct wproc *next;
+};
+
+struct waiting {
+	int fd;
+	uint64_t since;
+};
+
+static struct {
+	struct wproc *list;
+	unsigned int nstarting, nready, nbusy;
+	unsigned int target;		/* ready workers to keep */
+	bool target_set;		/* by --context-pool */
+	char **argv;
+	struct waiting wait[MAX_WAITING];
+	unsigned int nwait;
+	unsigned int early_deaths;	/* died before ready, in a row */
+	uint64_t next_spawn_ns;
+	uint64_t next_client_id;
+	uint64_t total_clients;
+	uint64_t start_ns;
+} sv;
+
+static int send_ctl(int sock, uint32_t type, uint64_t value, int fd)
+{
+	struct ctl_msg m = { .type = type, .value = value };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do {
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(m) ? 0 : -EIO;
+}
+
+/* One message from a worker; *fd gets a descriptor it carried, else -1.
+ * Returns bytes read, 0 at its end, -EAGAIN when there is none. */
+static ssize_t recv_ctl(int sock, struct ctl_msg *m, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	do {
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? -EAGAIN : 0;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (n > 0 && n != (ssize_t)sizeof(*m)) {
+		log_warn("supervisor: malformed message from a worker (%zd bytes)", n);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -EAGAIN;
+	}
+	return n;
+}
+
+/* ---- starting and losing workers ----------------------------------------- */
+
+static unsigned int argv_len(char **argv)
+{
+	unsigned int n = 0;
+
+	while (argv[n])
+		n++;
+	return n;
+}
+
+static int spawn(struct axond *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	struct wproc *w;
+	int sp[2];
+	pid_t pid;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		free(w);
+		return -errno;
+	}
+	pid = fork();
+	if (pid == 0) {
+		unsigned int n = argv_len(sv.argv);
+		char **args = calloc(n + 2, sizeof(*args));
+		char arg[32];
+		sigset_t none;
+
+		/* The worker's own setup blocks what it reads from its
+		 * signalfd; nothing of ours is to stay blocked. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (!args || fcntl(sp[1], F_SETFD, 0) < 0)
+			_exit(127);
+		memcpy(args, sv.argv, n * sizeof(*args));
+		snprintf(arg, sizeof(arg), "--worker-ctl=%d", sp[1]);
+		args[n] = arg;
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	close(sp[1]);
+	if (pid < 0) {
+		close(sp[0]);
+		free(w);
+		return -errno;
+	}
+	w->pid = pid;
+	w->ctl = sp[0];
+	w->state = W_STARTING;
+	ev.data.ptr = w;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, w->ctl, &ev) < 0) {
+		/* Unreachable, so useless: the worker ends when it sees its
+		 * socket closed. */
+		close(w->ctl);
+		free(w);
+		return -errno;
+	}
+	w->next = sv.list;
+	sv.list = w;
+	sv.nstarting++;
+	log_debug("supervisor: starting worker %d", (int)pid);
+	return 0;
+}
+
+/* Start workers until the target are ready or starting, one more for each
+ * client waiting; not while backing off after workers that died young. */
+static void top_up(struct axond *d)
+{
+	unsigned int live = sv.nstarting + sv.nready + sv.nbusy;
+
+	while (sv.nstarting + sv.nready < sv.target + sv.nwait &&
+	       live < d->cfg.max_clients + sv.target &&
+	       axond_now_ns() >= sv.next_spawn_ns) {
+		int ret = spawn(d);
+
+		if (ret) {
+			log_err("supervisor: cannot start a worker: %s", strerror(-ret));
+			sv.next_spawn_ns = axond_now_ns() + 1000000000ULL;
+			return;
+		}
+		live++;
+	}
+}
+
+static void worker_lost(struct axond *d, struct wproc *w)
+{
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, w->ctl, NULL);
+	close(w->ctl);
+	w->ctl = -1;
+	switch (w->state) {
+	case W_STARTING:
+		sv.nstarting--;
+		/* Died before it was ready: the driver or the options are at
+		 * fault, and starting the next at once would only spin. */
+		sv.early_deaths++;
+		{
+			unsigned int sh = sv.early_deaths > 5 ? 5 : sv.early_deaths;
+			uint64_t delay = (1000000000ULL << sh) / 2;
+
+			if (delay > BACKOFF_MAX_NS)
+				delay = BACKOFF_MAX_NS;
+			sv.next_spawn_ns = axond_now_ns() + delay;
+			log_err("supervisor: worker %d ended before it was ready "
+				"(%u in a row; see its log above); next try in %.1f s",
+				(int)w->pid, sv.early_deaths, (double)delay / 1e9);
+		}
+		break;
+	case W_READY:
+		sv.nready--;
+		break;
+	case W_BUSY:
+		sv.nbusy--;
+		break;
+	case W_GONE:
+		break;
+	}
+	w->state = W_GONE;	/* freed when reaped */
+}
+
+static void reap(void)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		struct wproc **pp, *w;
+
+		for (pp = &sv.list; (w = *pp); pp = &w->next)
+			if (w->pid == pid)
+				break;
+		if (WIFSIGNALED(status))
+			log_warn("supervisor: worker %d%s ended by signal %d", (int)pid,
+				 w && w->client_id ? " of a client" : "", WTERMSIG(status));
+		else if (WIFEXITED(status) && WEXITSTATUS(status))
+			log_info("supervisor: worker %d exited with status %d", (int)pid,
+				 WEXITSTATUS(status));
+		if (!w)
+			continue;
+		if (w->ctl >= 0) {
+			/* Its socket's hang-up is still queued: unlink now
+			 * and let that event find nothing. */
+			w->pid = 0;
+			continue;
+		}
+		*pp = w->next;
+		free(w);
+	}
+}
+
+/* A worker's socket hung up before it was reaped: free it now if its
+ * process was reaped already (pid cleared). */
+static void forget_if_reaped(struct wproc *w)
+{
+	struct wproc **pp;
+
+	if (w->pid)
+		return;
+	for (pp = &sv.list; *pp; pp = &(*pp)->next) {
+		if (*pp == w) {
+			*pp = w->next;
+			free(w);
+			return;
+		}
+	}
+}
+
+/* ---- clients -------------------------------------------------------------- */
+
+/* The hello the supervisor only peeked at: read it before answering, as
+ * closing a socket with unread data resets it, losing the answer. */
+static void consume_hello(int fd)
+{
+	struct axon_hello h;
+
+	(void)!recv(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_TRUNC);
+}
+
+static void refuse(int fd, int status, const char *msg)
+{
+	struct axon_welcome w = {
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+		.status = status,
+	};
+
+	snprintf(w.message, sizeof(w.message), "%s", msg);
+	consume_hello(fd);
+	server_send_welcome(fd, &w, NULL, 0);
+	close(fd);
+}
+
+/* Hands fd to a ready worker; false when none is, fd still ours. */
+static bool give(struct axond *d, int fd)
+{
+	struct ucred cred = { 0 };
+	socklen_t len = sizeof(cred);
+	struct wproc *w;
+
+	for (;;) {
+		for (w = sv.list; w; w = w->next)
+			if (w->state == W_READY)
+				break;
+		if (!w)
+			return false;
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+		if (send_ctl(w->ctl, CTL_CLIENT, sv.next_client_id + 1, fd) == 0)
+			break;
+		/* It died between ready and now: next one. */
+		worker_lost(d, w);
+		kill(w->pid, SIGKILL);
+	}
+	close(fd);
+	w->state = W_BUSY;
+	w->client_id = ++sv.next_client_id;
+	w->client_pid = cred.pid;
+	sv.nready--;
+	sv.nbusy++;
+	sv.total_clients++;
+	log_debug("supervisor: client %llu (pid %d) to worker %d",
+		  (unsigned long long)w->client_id, (int)cred.pid, (int)w->pid);
+	return true;
+}
+
+static void serve_waiting(struct axond *d)
+{
+	uint64_t now = axond_now_ns();
+	unsigned int i = 0;
+
+	while (i < sv.nwait) {
+		if (give(d, sv.wait[i].fd)) {
+			memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
+			sv.nwait--;
+			continue;
+		}
+		if (now - sv.wait[i].since > WAIT_LIMIT_NS) {
+			refuse(sv.wait[i].fd, -EAGAIN,
+			       "no axond worker process could be started (see axond's log)");
+			memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
+			sv.nwait--;
+			continue;
+		}
+		i++;
+	}
+	top_up(d);
+}
+
+static void hand_client(struct axond *d, int fd)
+{
+	if (sv.nwait == 0 && give(d, fd)) {
+		top_up(d);
+		return;
+	}
+	if (sv.nwait == MAX_WAITING) {
+		refuse(fd, -EBUSY, "too many clients waiting for an axond worker");
+		return;
+	}
+	sv.wait[sv.nwait].fd = fd;
+	sv.wait[sv.nwait].since = axond_now_ns();
+	sv.nwait++;
+	serve_waiting(d);
+}
+
+static void hand_trace(int fd, const struct axon_hello *h)
+{
+	struct wproc *w, *found = NULL;
+
+	if (h->flags || h->resv || (!h->target_client && !h->target_pid)) {
+		refuse(fd, -EINVAL, "a trace names target_client or target_pid");
+		return;
+	}
+	for (w = sv.list; w; w = w->next) {
+		if (w->state != W_BUSY)
+			continue;
+		if (h->target_client ? w->client_id == h->target_client
+				     : w->client_pid == (pid_t)h->target_pid) {
+			if (!found || w->client_id > found->client_id)
+				found = w;
+		}
+	}
+	if (!found) {
+		refuse(fd, -ESRCH, "no such client");
+		return;
+	}
+	if (send_ctl(found->ctl, CTL_TRACE, 0, fd)) {
+		refuse(fd, -ESRCH, "no such client (its worker is gone)");
+		return;
+	}
+	close(fd);
+}
+
+/* ---- stats ---------------------------------------------------------------- */
+
+/* The document of one worker, or NULL. Waits at most STATS_WAIT_MS. */
+static char *worker_doc(struct axond *d, struct wproc *w)
+{
+	struct pollfd p = { .fd = w->ctl, .events = POLLIN };
+	uint64_t deadline = axond_now_ns() + STATS_WAIT_MS * 1000000ULL;
+
+	if (send_ctl(w->ctl, CTL_STATS, 0, -1))
+		return NULL;
+	for (;;) {
+		struct ctl_msg m;
+		uint64_t now = axond_now_ns();
+		ssize_t n;
+		int fd;
+
+		if (now >= deadline)
+			return NULL;
+		if (poll(&p, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
+			continue;
+		n = recv_ctl(w->ctl, &m, &fd);
+		if (n == -EAGAIN)
+			continue;
+		if (n == 0) {
+			worker_lost(d, w);
+			return NULL;
+		}
+		if (m.type == CTL_STATS_DOC && fd >= 0 && m.value < (64u << 20)) {
+			char *doc = malloc(m.value + 1);
+
+			if (doc && pread(fd, doc, m.value, 0) == (ssize_t)m.value) {
+				doc[m.value] = 0;
+				close(fd);
+				return doc;
+			}
+			free(doc);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (m.type == CTL_STATS_DOC)
+			return NULL;
+	}
+}
+
+/* The text of the JSON array after key in doc, without its brackets. */
+static bool array_body(const char *doc, const char *key, const char **start, size_t *len)
+{
+	const char *p = strstr(doc, key), *q;
+	int depth = 0;
+	bool in_str = false;
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	for (q = p; *q; q++) {
+		if (in_str) {
+			if (*q == '\\' && q[1])
+				q++;
+			else if (*q == '"')
+				in_str = false;
+			continue;
+		}
+		if (*q == '"')
+			in_str = true;
+		else if (*q == '[' || *q == '{')
+			depth++;
+		else if (*q == ']' || *q == '}') {
+			if (depth-- == 0)
+				break;
+		}
+	}
+	if (*q != ']')
+		return false;
+	*start = p;
+	*len = (size_t)(q - p);
+	return true;
+}
+
+static uint64_t number_after(const char *doc, const char *key)
+{
+	const char *p = strstr(doc, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/*
+ * The stats document of every worker, merged: the daemon section is the
+ * supervisor's with the workers' totals, the devices are the first
+ * worker's (busy_ns: that worker's alone), the clients are all of them.
+ */
+static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
+{
+	char *out = NULL, *devices = NULL;
+	size_t outlen = 0;
+	uint64_t ops = 0, used = 0, reserved = 0;
+	struct wproc *w;
+	FILE *f = open_memstream(&out, &outlen);
+	bool first = true;
+
+	consume_hello(fd);
+	if (!f) {
+		server_send_stats(fd, wel, NULL, 0);
+		close(fd);
+		return;
+	}
+	fputs("{\"clients\":[", f);
+	for (w = sv.list; w; w = w->next) {
+		const char *body;
+		size_t len;
+		char *doc;
+
+		if (w->state != W_BUSY && w->state != W_READY)
+			continue;
+		if (w->state == W_READY && devices)
+			continue;	/* nothing to add */
+		doc = worker_doc(d, w);
+		if (!doc)
+			continue;
+		if (!devices && array_body(doc, "\"devices\":[", &body, &len))
+			devices = strndup(body, len);
+		ops += number_after(doc, "\"ops_total\":");
+		used += number_after(doc, "\"mem_used\":");
+		reserved += number_after(doc, "\"mem_reserved\":");
+		if (array_body(doc, "\"clients\":[", &body, &len) && len) {
+			fprintf(f, "%s%.*s", first ? "" : ",", (int)len, body);
+			first = false;
+		}
+		free(doc);
+	}
+	fputs("]}\n", f);
+	if (fclose(f)) {
+		free(out);
+		free(devices);
+		server_send_stats(fd, wel, NULL, 0);
+		close(fd);
+		return;
+	}
+	{
+		char *doc = NULL;
+		size_t len = 0;
+		FILE *g = open_memstream(&doc, &len);
+
+		if (g) {
+			/* out is {"clients":[...]}: put the daemon and devices
+			 * before its array, as a daemon's own document has. */
+			fprintf(g, "{\"daemon\":{\"pid\":%d,\"backend\":\"%s\",\"abi\":\"%u.%u\","
+				"\"uptime_s\":%.3f,\"clients\":%u,\"clients_total\":%llu,"
+				"\"ops_total\":%llu,\"mem_used\":%llu,\"mem_reserved\":%llu,"
+				"\"isolation\":\"process\",\"workers_ready\":%u,"
+				"\"workers_starting\":%u,\"clients_waiting\":%u},\"devices\":[%s],%s",
+				(int)getpid(), d->cfg.backend, AXON_ABI_MAJOR, AXON_ABI_MINOR,
+				(double)(axond_now_ns() - sv.start_ns) / 1e9, sv.nbusy,
+				(unsigned long long)sv.total_clients, (unsigned long long)ops,
+				(unsigned long long)used, (unsigned long long)reserved,
+				sv.nready, sv.nstarting, sv.nwait, devices ? devices : "",
+				out + 1);
+			if (fclose(g)) {
+				free(doc);
+				doc = NULL;
+			}
+		}
+		server_send_stats(fd, wel, doc, doc ? len : 0);
+		free(doc);
+	}
+	free(out);
+	free(devices);
+	close(fd);
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
+		      struct axon_welcome *w)
+{
+	switch (h->kind) {
+	case AXON_HELLO_CLIENT:
+		hand_client(d, fd);
+		break;
+	case AXON_HELLO_STATS:
+		send_stats(d, fd, w);
+		break;
+	case AXON_HELLO_TRACE:
+		hand_trace(fd, h);
+		break;
+	default:
+		refuse(fd, -EINVAL, "unknown hello kind");
+		break;
+	}
+}
+
+static void ctl_event(struct axond *d, struct wproc *w)
+{
+	for (;;) {
+		struct ctl_msg m;
+		int fd;
+		ssize_t n = recv_ctl(w->ctl, &m, &fd);
+
+		if (n == -EAGAIN)
+			return;
+		if (n == 0) {
+			worker_lost(d, w);
+			forget_if_reaped(w);
+			serve_waiting(d);
+			return;
+		}
+		if (fd >= 0)
+			close(fd);	/* a late stats document */
+		if (m.type == CTL_READY && w->state == W_STARTING) {
+			w->state = W_READY;
+			sv.nstarting--;
+			sv.nready++;
+			sv.early_deaths = 0;
+			sv.next_spawn_ns = 0;
+			/* One ready worker per 16 GiB of device memory, 2 to 8,
+			 * as the context pool; learnt from the first worker,
+			 * the supervisor having no driver of its own. */
+			if (!sv.target_set) {
+				uint64_t per = m.value >> 34;
+
+				sv.target = per < 2 ? 2 : per > 8 ? 8 : (unsigned int)per;
+				sv.target_set = true;
+			}
+			serve_waiting(d);
+		}
+	}
+}
+
+static void stop_workers(void)
+{
+	uint64_t deadline = axond_now_ns() + STOP_GRACE_MS * 1000000ULL;
+	struct wproc *w;
+	bool any;
+
+	for (w = sv.list; w; w = w->next)
+		if (w->pid)
+			kill(w->pid, SIGTERM);
+	do {
+		any = false;
+		reap();
+		for (w = sv.list; w; w = w->next)
+			if (w->pid && kill(w->pid, 0) == 0)
+				any = true;
+		if (any)
+			usleep(10000);
+	} while (any && axond_now_ns() < deadline);
+	for (w = sv.list; w; w = w->next)
+		if (w->pid)
+			kill(w->pid, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+}
+
+int supervisor_run(struct axond *d, char **argv)
+{
+	struct epoll_event evs[64];
+	sigset_t mask;
+	unsigned int i;
+	int n;
+
+	sv.argv = argv;
+	sv.start_ns = axond_now_ns();
+	sv.target = d->cfg.context_pool == ~0U ? 2 : d->cfg.context_pool;
+	sv.target_set = d->cfg.context_pool != ~0U;
+	/* Workers' ends are reported by SIGCHLD too: add it to the
+	 * signalfd setup_fds made. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	if (signalfd(d->signal_fd, &mask, SFD_CLOEXEC | SFD_NONBLOCK) < 0) {
+		log_err("supervisor: signalfd: %s", strerror(errno));
+		return 1;
+	}
+	top_up(d);
+	log_info("axond ready: process isolation, %u worker(s) kept ready (%s backend)",
+		 sv.target, d->cfg.backend);
+	while (!d->stop) {
+		int timeout = server_expire(d);
+
+		/* Waiting clients and backed-off starts need a clock. */
+		if ((sv.nwait || sv.next_spawn_ns) && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
+		n = epoll_wait(d->epoll_fd, evs, 64, timeout);
+		for (i = 0; i < (unsigned int)(n > 0 ? n : 0); i++) {
+			uint64_t tag = evs[i].data.u64;
+
+			if (tag == EV_LISTEN) {
+				server_accept(d);
+			} else if (tag == EV_SIGNAL) {
+				struct signalfd_siginfo si;
+
+				while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD) {
+						reap();
+					} else if (si.ssi_signo == SIGHUP) {
+						/* A new driver or configuration:
+						 * ready workers make way for
+						 * fresh ones; busy ones finish. */
+						struct wproc *w;
+
+						log_info("SIGHUP: replacing the ready workers");
+						for (w = sv.list; w; w = w->next)
+							if (w->state == W_READY)
+								kill(w->pid, SIGTERM);
+					} else {
+						log_info("signal %u: shutting down", si.ssi_signo);
+						d->stop = true;
+					}
+				}
+			} else if (tag & EV_PENDING) {
+				server_hello(d, (int)(tag & 0xffffffffu));
+			} else {
+				ctl_event(d, (struct wproc *)evs[i].data.ptr);
+			}
+		}
+		reap();
+		if (sv.nwait || sv.next_spawn_ns)
+			serve_waiting(d);
+	}
+	for (i = 0; i < sv.nwait; i++)
+		refuse(sv.wait[i].fd, -ESHUTDOWN, "axond is shutting down");
+	sv.nwait = 0;
+	server_close(d);
+	stop_workers();
+	while (sv.list) {
+		struct wproc *w = sv.list;
+
+		sv.list = w->next;
+		if (w->ctl >= 0)
+			close(w->ctl);
+		free(w);
+	}
+	log_info("axond stopped");
+	return 0;
+}

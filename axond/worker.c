@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A worker process's side of process isolation (supervisor.c says why it
+ * exists). A worker is axond started by the supervisor with
+ * --worker-ctl=FD: it opens the driver and makes its client's context as
+ * any axond would, but listens nowhere. It tells the supervisor when it is
+ * ready, then takes the connections the supervisor hands it over FD (one
+ * client, and tracers of that client) through the ordinary hello path, and
+ * ends once its client has left. Its parent's death ends it too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "axond.h"
+#include "ctl.h"
+
+static bool adopted_client;
+
+static int send_ctl(int sock, uint32_t type, uint64_t value, int fd)
+{
+	struct ctl_msg m = { .type = type, .value = value };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do {
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(m) ? 0 : -EIO;
+}
+
+int worker_start(struct axond *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u64 = EV_CTL };
+	int fd = d->cfg.worker_ctl;
+
+	/* The supervisor's end closing says the same, but a worker busy in
+	 * the driver may not look for a while: the signal ends it anyway. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
+		return -ESRCH;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	return send_ctl(fd, CTL_READY, d->info->device[0].total_mem, -1);
+}
+
+static void send_stats_doc(struct axond *d)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	int mfd;
+
+	if (stats_render(d, &doc, &len))
+		return;	/* the supervisor gives up waiting and goes on */
+	mfd = memfd_create("axon-stats", MFD_CLOEXEC);
+	if (mfd >= 0 && write(mfd, doc, len) == (ssize_t)len)
+		send_ctl(d->cfg.worker_ctl, CTL_STATS_DOC, len, mfd);
+	if (mfd >= 0)
+		close(mfd);
+	free(doc);
+}
+
+void worker_ctl_event(struct axond *d)
+{
+	for (;;) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct ctl_msg m;
+		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *c;
+		ssize_t n = recvmsg(d->cfg.worker_ctl, &msg, MSG_CMSG_CLOEXEC);
+		int fd = -1;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			/* The supervisor is gone: nobody will send clients,
+			 * and ours is better ended in order than orphaned. */
+			log_info("worker: the supervisor went away; stopping");
+			epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, d->cfg.worker_ctl, NULL);
+			d->stop = true;
+			return;
+		}
+		c = CMSG_FIRSTHDR(&msg);
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (n != (ssize_t)sizeof(m) || (msg.msg_flags & MSG_CTRUNC)) {
+			log_warn("worker: malformed message from the supervisor (%zd bytes)", n);
+			goto drop;
+		}
+		switch (m.type) {
+		case CTL_CLIENT:
+			if (fd < 0 || adopted_client)
+				goto drop;
+			/* The id the supervisor gave: unique across workers,
+			 * so stats and traces name one client. */
+			d->next_client_id = m.value - 1;
+			adopted_client = true;
+			server_adopt(d, fd);
+			break;
+		case CTL_TRACE:
+			if (fd < 0)
+				goto drop;
+			server_adopt(d, fd);
+			break;
+		case CTL_STATS:
+			send_stats_doc(d);
+			goto drop;
+		default:
+			log_warn("worker: unknown message %u from the supervisor", m.type);
+			goto drop;
+		}
+		continue;
+drop:
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* The client came and went (or never said a usable hello): end. */
+bool worker_done(struct axond *d)
+{
+	return adopted_client && !d->nclients && !server_npending();
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * integration-isolation: --isolation=process (axond/supervisor.c), with
+ * the sim made to fail the way NVIDIA's driver does (--sim-fault=process:
+ * a device fault poisons the whole daemon process).
+ *
+ *   contained   drv-fault through the supervisor: the asserting and the
+ *               poking clients get their errors, sticky, and the good
+ *               client, served by another worker, gets every round right
+ *               and ends well. Then vecadd still runs.
+ *   control     the same program through an axond with one process for
+ *               every client (--isolation=context) and the same sim: the
+ *               good client is ended with the others, so drv-fault fails:
+ *               what "contained" shows is the supervisor's doing.
+ *   workers     two clients at once are served by two worker processes
+ *               (server_pid), neither the supervisor; ids are distinct;
+ *               SIGKILL of one worker ends its client only: the other
+ *               goes on making progress and a new client is served.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *const process_args[] = {
+	"--isolation=process", "--sim-fault=process", "--context-pool=2", NULL
+};
+
+START_TEST(test_contained)
+{
+	ck_assert_int_eq(h_run_bin(H_MS(120000), "drv-fault", h_kernel_path("cubin"), NULL), 0);
+	ck_assert_int_eq(h_run_bin(H_MS(60000), "vecadd", "--quiet", NULL), 0);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(10000)), 0);
+}
+END_TEST
+
+START_TEST(test_control)
+{
+	static const char *const context_args[] = {
+		"--isolation=context", "--sim-fault=process", NULL
+	};
+	struct h_daemon other = { 0 }, saved = h_daemon;
+	int rc;
+
+	ck_assert_int_eq(h_daemon_start(&other, "4G", context_args), 0);
+	rc = h_run_bin(H_MS(120000), "drv-fault", h_kernel_path("cubin"), NULL);
+	ck_assert_msg(rc != 0, "drv-fault passed with every client in one process");
+	ck_assert_int_eq(h_daemon_stop(&other, false), 0);
+	/* h_daemon_start exported the other's address: back to ours. */
+	setenv("AXON_ADDR", saved.addr, 1);
+}
+END_TEST
+
+struct two { pid_t a, b; };
+
+static bool both_listed(const struct json *doc, void *arg)
+{
+	struct two *t = arg;
+
+	return h_stats_client(doc, t->a) && h_stats_client(doc, t->b);
+}
+
+static uint64_t client_field(pid_t pid, const char *path)
+{
+	struct json *doc = h_stats(&h_daemon);
+	const struct json *c;
+	uint64_t v;
+
+	ck_assert_ptr_nonnull(doc);
+	c = h_stats_client(doc, pid);
+	v = c ? h_client_u64(c, path) : UINT64_MAX;
+	json_free(doc);
+	return v;
+}
+
+START_TEST(test_workers)
+{
+	struct two t;
+	uint64_t wa, wb, ida, idb, ops0, ops1;
+	int fa, fb, status;
+
+	t.a = h_spawn_bin(&fa, "busy", NULL);
+	t.b = h_spawn_bin(&fb, "busy", NULL);
+	ck_assert(t.a > 0 && t.b > 0);
+	ck_assert_int_eq(h_wait_line(fa, "busy: running", H_MS(30000)), 0);
+	ck_assert_int_eq(h_wait_line(fb, "busy: running", H_MS(30000)), 0);
+	ck_assert_int_eq(h_wait_stats(&h_daemon, both_listed, &t, H_MS(10000),
+				      "both clients listed"), 0);
+	wa = client_field(t.a, "server_pid");
+	wb = client_field(t.b, "server_pid");
+	ida = client_field(t.a, "id");
+	idb = client_field(t.b, "id");
+	ck_assert_uint_ne(wa, UINT64_MAX);
+	ck_assert_uint_ne(wa, wb);
+	ck_assert_uint_ne(wa, (uint64_t)h_daemon.pid);
+	ck_assert_uint_ne(wb, (uint64_t)h_daemon.pid);
+	ck_assert_uint_ne(ida, idb);
+
+	/* A's worker dies as a fault would end it: A is ended, B is not. */
+	ck_assert_int_eq(kill((pid_t)wa, SIGKILL), 0);
+	ck_assert_int_ne(h_wait_child(t.a, H_MS(30000), "busy A"), 0);
+	ops0 = client_field(t.b, "crossings");
+	ck_assert_int_eq(h_run_bin(H_MS(60000), "vecadd", "--quiet", NULL), 0);
+	usleep(200000);
+	ops1 = client_field(t.b, "crossings");
+	ck_assert_uint_ne(ops0, UINT64_MAX);
+	ck_assert_msg(ops1 > ops0, "client B made no progress after A's worker died "
+		      "(%llu then %llu)", (unsigned long long)ops0, (unsigned long long)ops1);
+	ck_assert_int_eq(waitpid(t.b, &status, WNOHANG), 0);	/* still running */
+	kill(t.b, SIGKILL);
+	h_wait_child(t.b, H_MS(10000), "busy B");
+	close(fa);
+	close(fb);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(10000)), 0);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_contained);
+	tcase_add_test(tc, test_control);
+	tcase_add_test(tc, test_workers);
+}
+
+int main(int argc, char **argv)
+{
+	h_init(argc, argv);
+	h_require_file(h_kernel_path("cubin"));
+	return h_check_main("integration-isolation", "4G", process_args, add_tests, 300);
+}
