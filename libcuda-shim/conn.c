@@ -147,12 +147,34 @@ CUresult shim_ensure_init(void)
 }
 
 /* Moves every available completion to its waiter. Reaper only. */
+/* The errors after which NVIDIA's driver refuses the process's work. */
+static bool is_device_fault(int32_t res)
+{
+	switch (res) {
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void reap_ready(void)
 {
 	const struct axon_cqe *cqe;
 
 	while (axon_peek_cqe(&shim.ring, &cqe) == 0) {
 		struct shim_waiter *w = (struct shim_waiter *)(uintptr_t)cqe->user_data;
+
+		if (!shim.fault && is_device_fault(cqe->res))
+			shim.fault = (uint32_t)cqe->res;
 
 		if (w) {
 			w->res = cqe->res;
@@ -176,6 +198,8 @@ struct axon_sqe *shim_sqe(void)
 {
 	struct axon_sqe *sqe;
 
+	if (shim.fault || shim.gone)
+		return NULL;
 	while (!(sqe = axon_get_sqe(&shim.ring))) {
 		/* SQ full: publish what we have and let the daemon catch up. */
 		shim_flush();
@@ -189,8 +213,10 @@ struct axon_sqe *shim_sqe(void)
 			reap_ready();
 			pthread_cond_broadcast(&shim.cond);
 		}
-		if (axon_daemon_alive(&shim.ring))
+		if (axon_daemon_alive(&shim.ring)) {
+			shim.gone = true;
 			return NULL;
+		}
 		shim_unlock();
 		sched_yield();
 		shim_lock();
@@ -242,7 +268,9 @@ CUresult shim_reap_once(void)
 		/* -EPIPE: axond went away; on /dev/axon also the error the
 		 * daemon disconnected us with. Either way no completion will
 		 * come. */
-		shim_log("axond went away (%s)", strerror(-ret));
+		if (!shim.gone)
+			shim_log("axond went away (%s)", strerror(-ret));
+		shim.gone = true;
 		return shim_gone_error();
 	}
 	return CUDA_SUCCESS;
@@ -257,6 +285,8 @@ CUresult shim_gone_error(void)
 {
 	uint32_t e = shim.ring.dpage ? axon_read_once(&shim.ring.dpage->gone_error) : 0;
 
+	if (shim.fault)
+		return (CUresult)shim.fault;
 	return e ? (CUresult)e : CUDA_ERROR_DEVICE_UNAVAILABLE;
 }
 

@@ -75,6 +75,16 @@ struct shim {
 
 	struct vaalloc va;		/* the client's minting window */
 	uint64_t credit;		/* bytes we may mint without asking */
+	/*
+	 * A device fault the daemon reported (CUDA_ERROR_ASSERT, _ILLEGAL_
+	 * ADDRESS, ...), or axond gone: from then on no op is queued and
+	 * every call that would queue one answers shim_gone_error(), as
+	 * NVIDIA's driver answers the fault from every later call of the
+	 * process (it poisons all its contexts, seen on the H200). Without
+	 * it, minted allocations and deferred ops would "succeed" locally.
+	 */
+	uint32_t fault;
+	bool gone;
 
 	struct shim_ctx ctx[SHIM_MAX_CTX];	/* by handle index */
 	struct shim_primary primary[AXON_MAX_DEVICES];
