@@ -201,6 +201,7 @@ struct client {
 	uint64_t priv_obj[AXON_MAX_PRIV_OBJS];
 	int priv_obj_dev[AXON_MAX_PRIV_OBJS];	/* the device of each */
 	unsigned int npriv_obj;
+	bool priv_lt_pair;	/* was given 1734dc26's objects (ops/private.c) */
 	/* Work held back behind host functions, in issue order
 	 * (ops/hostfunc.c; dispatcher only). */
 	struct work *parked_head, *parked_tail;

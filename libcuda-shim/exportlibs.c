@@ -29,9 +29,19 @@
  *       pointer into cuFFT's data); NVIDIA's driver answers 1
  *       (CUDA_ERROR_INVALID_VALUE) and cuFFT goes on with its ordinary
  *       path, so slot 7 answers the same without calling the callback.
+ *   1734dc26-800d-4745-8726-c0f1e7dd8bca  asked for by cuBLASLt 13.1 in
+ *       its half-precision heuristics (cublasLtHSHMatmulAlgoGetHeuristic,
+ *       so every FP16 GEMM of PyTorch), which keeps the table in a static
+ *       and calls slot 4 through it without checking: refusing the table
+ *       crashes it (seen on the H200 under cuda-gdb, the NULL table at
+ *       libcublasLt+0x1bbd8360). Traced on the H200: slot 4 (&a, &b) gives
+ *       two objects of the process, slot 13 (a, b, 2, 1, &int, 0) a value of
+ *       them (1). The daemon makes both calls (AXON_PRIV_LT_*); the client
+ *       gets two stand-ins.
  *
- * Both tables are served at the size NVIDIA's 580 driver reports (93 and 99
- * slots: the first word, 0x2e8 and 0x318), because callers may check it.
+ * The tables are served at the size NVIDIA's 580 driver reports (93, 99
+ * and 17 slots: the first word, 0x2e8, 0x318 and 0x88), because callers may
+ * check it.
  * Every slot whose meaning is not established is a function that logs its
  * table and slot once and refuses with CUDA_ERROR_NOT_SUPPORTED: a caller
  * that needs one then fails cleanly and says which, instead of jumping
@@ -47,8 +57,8 @@
 
 static void refuse_log(const char *table, int slot)
 {
-	static unsigned char seen[2][128];
-	int t = table[0] == '2' ? 0 : 1;
+	static unsigned char seen[3][128];
+	int t = table[0] == '2' ? 0 : table[0] == '6' ? 1 : 2;
 
 	if (slot >= 0 && slot < 128 &&
 	    !__atomic_exchange_n(&seen[t][slot], 1, __ATOMIC_RELAXED))
@@ -82,9 +92,11 @@ static void refuse_log(const char *table, int slot)
 
 REFUSE_ALL("21318c60", ctxid)
 REFUSE_ALL("6e163fbe", fft)
+REFUSE_ALL("1734dc26", lt)
 
 #define CTXID_SLOTS	93
 #define FFT_SLOTS	99
+#define LT_SLOTS	17
 
 /* The context's unique id, as cuCtxGetId; NULL means the current one. */
 static CUresult ctxid_context_id(CUcontext ctx, unsigned long long *id)
@@ -148,6 +160,43 @@ static CUresult ctxid_slot39(CUcontext ctx, void *obj, uint32_t *value, void *ze
 	return r;
 }
 
+/* The stand-ins for 1734dc26's two objects (one pair per process). */
+static uint64_t lt_obj[2][8];
+
+static CUresult lt_slot4(void **a, void **b)
+{
+	uint64_t token = 0;
+	CUresult r;
+
+	if (!a || !b)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = priv_call(NULL, AXON_PRIV_LT_OBJS, 0, &token);
+	if (r)
+		return r;
+	*a = lt_obj[0];
+	*b = lt_obj[1];
+	return CUDA_SUCCESS;
+}
+
+static CUresult lt_slot13(void *a, void *b, int x, int y, int *value, void *zero)
+{
+	uint64_t v = 0;
+	CUresult r;
+
+	if (a != lt_obj[0] || b != lt_obj[1] || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (zero || x < 0 || y < 0 || x >= AXON_PRIV_LT_ARG_MAX || y >= AXON_PRIV_LT_ARG_MAX) {
+		shim_log("export table 1734dc26 slot 13: arguments not as seen (%d, %d, %p)",
+			 x, y, zero);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	r = priv_call(NULL, AXON_PRIV_LT_QUERY,
+		      1 | (uint64_t)x << 32 | (uint64_t)y << 48, &v);
+	if (!r)
+		*value = (int)v;
+	return r;
+}
+
 static CUresult fft_slot7(void *ctx, void *obj, void *cb, void *out, void *obj2,
 			  void *data)
 {
@@ -157,6 +206,7 @@ static CUresult fft_slot7(void *ctx, void *obj, void *cb, void *out, void *obj2,
 
 static const void *ctxid_table[100] = { SIZE_WORD(CTXID_SLOTS), F_ALL(ctxid) };
 static const void *fft_table[100] = { SIZE_WORD(FFT_SLOTS), F_ALL(fft) };
+static const void *lt_table[100] = { SIZE_WORD(LT_SLOTS), F_ALL(lt) };
 
 /* The known slots, set once before any table is handed out. */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
@@ -167,6 +217,14 @@ static void tables_init(void)
 	ctxid_table[39] = (const void *)ctxid_slot39;
 	ctxid_table[51] = (const void *)ctxid_slot51;
 	fft_table[7] = (const void *)fft_slot7;
+	lt_table[4] = (const void *)lt_slot4;
+	lt_table[13] = (const void *)lt_slot13;
+}
+
+const void *shim_export_lt_table(void)
+{
+	pthread_once(&tables_once, tables_init);
+	return lt_table;
 }
 
 const void *shim_export_ctxid_table(void)

@@ -5,5 +5,6 @@
 
 const void *shim_export_ctxid_table(void);	/* 21318c60-... */
 const void *shim_export_fft_table(void);	/* 6e163fbe-... */
+const void *shim_export_lt_table(void);		/* 1734dc26-... */
 
 #endif

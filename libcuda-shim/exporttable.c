@@ -364,7 +364,7 @@ struct export_table {
 
 enum {
 	T_CUDART, T_HOOKS, T_TLS, T_STORAGE, T_CHECKS, T_INTEGRITY, T_CTXID, T_FFT,
-	T_COUNT
+	T_LT, T_COUNT
 };
 
 static const struct export_table tables[T_COUNT] = {
@@ -393,6 +393,9 @@ static const struct export_table tables[T_COUNT] = {
 	[T_FFT] = { { 0x6e, 0x16, 0x3f, 0xbe, 0xb9, 0x58, 0x44, 0x4d,
 		      0x83, 0x5c, 0xe1, 0x82, 0xaf, 0xf1, 0x99, 0x1e },
 		    "6e163fbe (cuFFT)" },
+	[T_LT] = { { 0x17, 0x34, 0xdc, 0x26, 0x80, 0x0d, 0x47, 0x45,
+		     0x87, 0x26, 0xc0, 0xf1, 0xe7, 0xdd, 0x8b, 0xca },
+		   "1734dc26 (cuBLASLt)" },
 };
 
 static const void *table_of(int t)
@@ -406,6 +409,7 @@ static const void *table_of(int t)
 	case T_INTEGRITY:	return integrity;
 	case T_CTXID:		return shim_export_ctxid_table();
 	case T_FFT:		return shim_export_fft_table();
+	case T_LT:		return shim_export_lt_table();
 	}
 	return NULL;
 }

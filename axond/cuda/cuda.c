@@ -1311,6 +1311,40 @@ static int cuda_occupancy(struct axond *d, struct client *c, struct func *f,
 }
 
 /*
+ * The table 1734dc26 (ops/private.c): slot 4 gives two objects of the
+ * process, asked once and kept, as cuBLASLt keeps them; slot 13 asks a
+ * value of them with two small integers. Dispatcher thread only.
+ */
+static int lt_call(struct client *c, struct ctx *ctx, unsigned int call, uint64_t arg,
+		   uint64_t *out)
+{
+	static const CUuuid table_id = { { 0x17, 0x34, (char)0xdc, 0x26, (char)0x80, 0x0d,
+					   0x47, 0x45, (char)0x87, 0x26, (char)0xc0,
+					   (char)0xf1, (char)0xe7, (char)0xdd, (char)0x8b,
+					   (char)0xca } };
+	typedef CUresult (*objs_fn)(void **, void **);
+	typedef CUresult (*query_fn)(void *, void *, int, int, int *, void *);
+	static void *a, *b;
+	const void *const *t = NULL;
+	int value = 0;
+	CUresult r;
+
+	r = vd.cuGetExportTable((const void **)&t, &table_id);
+	if (r || !t || (uintptr_t)t[0] < 14 * sizeof(void *) || !t[4] || !t[13])
+		return CUDA_ERROR_NOT_SUPPORTED;
+	r = cuda_enter(c, ctx->device);
+	if (!r && !a)
+		r = ((objs_fn)(uintptr_t)t[4])(&a, &b);
+	if (!r && call == AXON_PRIV_LT_QUERY) {
+		r = ((query_fn)(uintptr_t)t[13])(a, b, (int)(arg & 0xffff),
+						 (int)((arg >> 16) & 0xffff), &value, NULL);
+		*out = (uint32_t)value;
+	}
+	cuda_leave();
+	return r;
+}
+
+/*
  * AXON_OP_PRIVATE_CALL (ops/private.c): the driver's own private entry
  * point, called as cuBLAS calls it, on the client's context.
  */
@@ -1328,6 +1362,8 @@ static int cuda_private_call(struct axond *d, struct client *c, struct ctx *ctx,
 	CUresult r;
 
 	(void)d;
+	if (call == AXON_PRIV_LT_OBJS || call == AXON_PRIV_LT_QUERY)
+		return lt_call(c, ctx, call, arg, out);
 	r = vd.cuGetExportTable((const void **)&t, &table_id);
 	if (r || !t || (uintptr_t)t[0] < 52 * sizeof(void *) || !t[51] || !t[39])
 		return CUDA_ERROR_NOT_SUPPORTED;

@@ -9,6 +9,12 @@
  * or crash. Since only the driver knows the answer, the daemon makes the
  * same calls on the client's own context.
  *
+ * cuBLASLt's half-precision heuristics ask the table 1734dc26 (traced on
+ * the H200 the same way): slot 4 (&a, &b) hands out two objects of the
+ * process once, slot 13 (a, b, 2, 1, &value, 0) asks a value of them (1 on
+ * the H200). Refusing the table crashes cuBLASLt (it calls slot 4 through
+ * a NULL table); the daemon makes the same calls.
+ *
  * The object is a pointer into the daemon: the client gets an index
  * instead, and a query names only an object this client was given, so no
  * client can make the daemon read memory of its choosing.
@@ -62,6 +68,32 @@ enum op_status op_private_call(struct op_ctx *o)
 		}
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call,
 						     c->priv_obj[arg - 1], &out);
+		o->aux[0] = out;
+		return OP_COMPLETE;
+	case AXON_PRIV_LT_OBJS:
+		if (arg) {
+			o->res = CUDA_ERROR_INVALID_VALUE;
+			return OP_COMPLETE;
+		}
+		/* The pair is the process's (the backend keeps it): the token
+		 * only says this client asked for it. */
+		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call, 0, &out);
+		if (!o->res)
+			c->priv_lt_pair = true;
+		o->aux[0] = 1;
+		return OP_COMPLETE;
+	case AXON_PRIV_LT_QUERY:
+		/* Small integers only: the entry point is the driver's, and
+		 * what it does with them is not known. */
+		if ((uint32_t)arg != 1 || !c->priv_lt_pair ||
+		    ((arg >> 32) & 0xffff) >= AXON_PRIV_LT_ARG_MAX ||
+		    (arg >> 48) >= AXON_PRIV_LT_ARG_MAX) {
+			o->res = (uint32_t)arg != 1 || !c->priv_lt_pair ?
+				 CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+			return OP_COMPLETE;
+		}
+		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call,
+						     arg >> 32, &out);
 		o->aux[0] = out;
 		return OP_COMPLETE;
 	default:

@@ -315,7 +315,17 @@ struct axon_sqe {
 enum axon_priv_call {
 	AXON_PRIV_CTX_OBJ,		/* 21318c60 slot 51: (ctx, 0, &obj, 0) */
 	AXON_PRIV_CTX_OBJ_QUERY,	/* 21318c60 slot 39: (ctx, obj, &value) */
+	/* 1734dc26 slot 4: (&a, &b), two objects of the process (cuBLASLt's
+	 * half-precision heuristics); obj.arg1 0 -> aux[0] a token for the
+	 * pair. */
+	AXON_PRIV_LT_OBJS,
+	/* 1734dc26 slot 13: (a, b, x, y, &int value, 0); obj.arg1 the pair's
+	 * token | x << 32 | y << 48, x and y below AXON_PRIV_LT_ARG_MAX ->
+	 * aux[0] the value. */
+	AXON_PRIV_LT_QUERY,
 };
+
+#define AXON_PRIV_LT_ARG_MAX	256
 
 /* AXON_OP_OCCUPANCY queries; the answer is aux[0]. */
 enum axon_occ_query {
