@@ -129,6 +129,13 @@ struct backend {
 				 struct module *m, const char *name,
 				 uint64_t *addr, uint64_t *size);
 	/*
+	 * The names of m's functions, each NUL-terminated, into buf (len
+	 * bytes); *count of them, *need the bytes they take (more than len:
+	 * nothing is written). Returns a CUresult.
+	 */
+	int (*module_func_names)(struct axond *d, struct client *c, struct module *m,
+				 char *buf, size_t len, uint32_t *count, size_t *need);
+	/*
 	 * Optional, AXON_OP_PRIVATE_CALL: call the driver's private entry
 	 * point (AXON_PRIV_*) in the client's context ctx with arg (an object
 	 * the backend returned before, for a query); *out gets the answer.

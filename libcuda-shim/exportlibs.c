@@ -23,12 +23,9 @@
  *   6e163fbe-b958-444d-835c-e182aff1991e  asked for by cuFFT 12.0, which
  *       fails cufftPlan* with CUFFT_INTERNAL_ERROR when the table is refused.
  *       Its only call, traced on the H200 (driver 580.159.04, 2026-11-29,
- *       tools/cudatrace) for a 1-D C2C plan, is slot 7 with (context, an
- *       object of cuFFT's, a callback of cuFFT's that stores its second
- *       argument through its first, an out pointer, the same object, a
- *       pointer into cuFFT's data); NVIDIA's driver answers 1
- *       (CUDA_ERROR_INVALID_VALUE) and cuFFT goes on with its ordinary
- *       path, so slot 7 answers the same without calling the callback.
+ *       tools/cudatrace), is slot 7: it walks the functions of a module
+ *       cuFFT loaded (fft_slot7 below). Without the walk cuFFT has no
+ *       kernel and every plan fails.
  *   1734dc26-800d-4745-8726-c0f1e7dd8bca  asked for by cuBLASLt 13.1 in
  *       its half-precision heuristics (cublasLtHSHMatmulAlgoGetHeuristic,
  *       so every FP16 GEMM of PyTorch), which keeps the table in a static
@@ -197,11 +194,37 @@ static CUresult lt_slot13(void *a, void *b, int x, int y, int *value, void *zero
 	return r;
 }
 
-static CUresult fft_slot7(void *ctx, void *obj, void *cb, void *out, void *obj2,
-			  void *data)
+/*
+ * 6e163fbe slot 7: (ctx, module, fn, user, module, cookie) calls
+ * fn(user, function) for each function of the module. Traced on the H200:
+ * cuFFT passes a module it has just loaded with cuModuleLoadData and a fn
+ * that stores its second argument through its first (libcufft+0x350ef0:
+ * mov %rsi,(%rdi); ret), then uses that function (cuFuncGetAttribute,
+ * cuOccupancy*, cuLaunchKernel); the driver returned 1 for cuFFT's modules,
+ * which hold one kernel each: the count, as far as can be told, and so
+ * answered here.
+ */
+static CUresult fft_slot7(CUcontext ctx, CUmodule mod, void (*fn)(void *, void *),
+			  void *user, CUmodule mod2, void *cookie)
 {
-	(void)ctx; (void)obj; (void)cb; (void)out; (void)obj2; (void)data;
-	return CUDA_ERROR_INVALID_VALUE;
+	uint32_t n, i;
+	char *names, *p;
+	CUresult r;
+
+	(void)ctx;
+	(void)cookie;
+	if (!fn || mod2 != mod)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_module_func_names(mod, &names, &n);
+	for (i = 0, p = names; !r && i < n; i++, p += strlen(p) + 1) {
+		CUfunction f;
+
+		r = cuModuleGetFunction(&f, mod, p);
+		if (!r)
+			fn(user, f);
+	}
+	free(names);
+	return r ? r : (CUresult)n;
 }
 
 static const void *ctxid_table[100] = { SIZE_WORD(CTXID_SLOTS), F_ALL(ctxid) };

@@ -316,6 +316,99 @@ SHIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule mod, const 
 	return r;
 }
 
+/*
+ * The names of mod's functions (MODULE_FUNCS), NUL-separated, in a malloc'd
+ * buffer (*names, NULL when there are none) and their count. Asks with a
+ * 4 KiB buffer, then once more with what the daemon says it needs.
+ */
+CUresult shim_module_func_names(CUmodule mod, char **names, uint32_t *count)
+{
+	uint64_t len = 4096;
+	int tries;
+
+	*names = NULL;
+	*count = 0;
+	if (AXON_HANDLE_TYPE((uint64_t)(uintptr_t)mod) != AXON_HANDLE_MODULE)
+		return CUDA_ERROR_INVALID_HANDLE;
+	for (tries = 0; tries < 2; tries++) {
+		struct shim_waiter w = { 0 };
+		struct axon_sqe *sqe;
+		uint64_t id, off;
+		CUresult r;
+
+		if (len > shim.ring.params.data_size / 2)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		shim_lock();
+		off = shim_data_alloc(len, &id);
+		sqe = shim_sqe();
+		if (!sqe) {
+			shim_data_done(id);
+			shim_unlock();
+			return shim_gone_error();
+		}
+		axon_prep_obj(sqe, AXON_OP_MODULE_FUNCS, (uint64_t)(uintptr_t)mod, 0, 0);
+		sqe->obj.data_off = (uint32_t)off;
+		sqe->obj.data_len = (uint32_t)len;
+		r = shim_sync_op(sqe, &w);
+		if (!r && w.aux[1] <= len && w.aux[0] <= w.aux[1]) {
+			*names = w.aux[1] ? malloc(w.aux[1]) : NULL;
+			if (w.aux[1] && !*names)
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+			else if (*names)
+				memcpy(*names, shim.ring.data + off, w.aux[1]);
+			*count = (uint32_t)w.aux[0];
+		}
+		shim_data_done(id);
+		shim_unlock();
+		if (r == CUDA_ERROR_INVALID_VALUE && w.aux[1] > len) {
+			len = (w.aux[1] + 4095) & ~4095ULL;
+			continue;
+		}
+		/* Each name is NUL-terminated: a daemon that says otherwise is
+		 * not believed. */
+		if (!r && *count && (*names)[w.aux[1] - 1]) {
+			free(*names);
+			*names = NULL;
+			*count = 0;
+			return CUDA_ERROR_UNKNOWN;
+		}
+		return r;
+	}
+	return CUDA_ERROR_UNKNOWN;
+}
+
+SHIM_EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+	uint32_t n;
+	char *names;
+	CUresult r;
+
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_module_func_names(mod, &names, &n);
+	free(names);
+	if (!r)
+		*count = n;
+	return r;
+}
+
+SHIM_EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int num,
+						CUmodule mod)
+{
+	uint32_t n, i;
+	char *names, *p;
+	CUresult r;
+
+	if (!functions)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_module_func_names(mod, &names, &n);
+	/* Fewer slots than functions: the driver fills what fits. */
+	for (i = 0, p = names; !r && i < n && i < num; i++, p += strlen(p) + 1)
+		r = cuModuleGetFunction(&functions[i], mod, p);
+	free(names);
+	return r;
+}
+
 SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
 					  const char *name)
 {

@@ -152,6 +152,8 @@ CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdevic
 /* ctx.c */
 struct shim_ctx *shim_current_ctx(void);	/* NULL if none */
 CUresult shim_get_ctx(struct shim_ctx **out);	/* error if none */
+/* module.c: mod's function names, NUL-separated (malloc'd), and count. */
+CUresult shim_module_func_names(CUmodule mod, char **names, uint32_t *count);
 struct shim_ctx *shim_ctx_of(CUcontext c);
 /* The primary context's handle, created if need be, not retained. */
 CUresult shim_primary_peek(CUdevice dev, uint64_t *handle);

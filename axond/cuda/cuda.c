@@ -1231,6 +1231,42 @@ static int cuda_module_get_func(struct axond *d, struct client *c, struct module
 int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
 			   uint64_t addr, uint64_t len);
 
+static int cuda_module_func_names(struct axond *d, struct client *c, struct module *m,
+				  char *buf, size_t len, uint32_t *count, size_t *need)
+{
+	struct cu_module *cm = m->backend_priv;
+	CUfunction *fns = NULL;
+	unsigned int n = 0, i;
+	size_t used = 0;
+	CUresult r;
+
+	(void)d;
+	r = cuda_enter(c, m->ctx->device);
+	if (!r)
+		r = vd.cuModuleGetFunctionCount(&n, cm->mod);
+	if (!r && n) {
+		fns = calloc(n, sizeof(*fns));
+		r = fns ? vd.cuModuleEnumerateFunctions(fns, n, cm->mod) : CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	for (i = 0; !r && i < n; i++) {
+		const char *name = NULL;
+		size_t l;
+
+		r = vd.cuFuncGetName(&name, fns[i]);
+		if (r || !name)
+			break;
+		l = strlen(name) + 1;
+		if (used + l <= len)
+			memcpy(buf + used, name, l);
+		used += l;
+	}
+	cuda_leave();
+	free(fns);
+	*count = n;
+	*need = used;
+	return r;
+}
+
 static int cuda_module_get_global(struct axond *d, struct client *c, struct module *m,
 				  const char *name, uint64_t *addr, uint64_t *size)
 {
@@ -1430,6 +1466,7 @@ const struct backend cuda_backend = {
 	.module_unload = cuda_module_unload,
 	.module_get_func = cuda_module_get_func,
 	.module_get_global = cuda_module_get_global,
+	.module_func_names = cuda_module_func_names,
 	.func_get_attr = cuda_func_get_attr,
 	.occupancy = cuda_occupancy,
 	.private_call = cuda_private_call,

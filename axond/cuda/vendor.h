@@ -34,6 +34,7 @@
 	X(cuEventSynchronize)						\
 	X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxPotentialClusterSize) \
 	X(cuStreamCreateWithPriority) X(cuGetExportTable) X(cuCtxGetLimit) \
+	X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) \
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
 	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)

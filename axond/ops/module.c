@@ -216,6 +216,47 @@ enum op_status op_module_get_global(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
+/*
+ * What cuModuleEnumerateFunctions needs, and cuFFT, which asks the driver's
+ * private table 6e163fbe slot 7 to walk a module's functions: their names,
+ * the shim then getting each as MODULE_GET_FUNC would.
+ */
+enum op_status op_module_funcs(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct module *m = module_lookup(c, o->sqe->obj.handle);
+	uint32_t len = o->sqe->obj.data_len, count = 0;
+	size_t need = 0;
+	char *buf, *tmp;
+
+	if (!m) {
+		o->res = CUDA_ERROR_INVALID_HANDLE;
+		return OP_COMPLETE;
+	}
+	buf = len ? data_range(c, o->sqe->obj.data_off, len) : NULL;
+	if (len && !buf) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	/* Built aside, then copied: the client sees whole names or none. */
+	tmp = len ? malloc(len) : NULL;
+	if (len && !tmp) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	o->res = o->d->backend->module_func_names ?
+		 o->d->backend->module_func_names(o->d, c, m, tmp, len, &count, &need) :
+		 CUDA_ERROR_NOT_SUPPORTED;
+	if (!o->res && need > len)
+		o->res = CUDA_ERROR_INVALID_VALUE;
+	if (!o->res)
+		memcpy(buf, tmp, need);
+	free(tmp);
+	o->aux[0] = count;
+	o->aux[1] = need;
+	return OP_COMPLETE;
+}
+
 enum op_status op_func_get_attr(struct op_ctx *o)
 {
 	struct func *f = func_lookup(o->c, o->sqe->obj.handle);

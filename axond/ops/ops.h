@@ -71,6 +71,7 @@ enum op_status op_module_load(struct op_ctx *o);
 enum op_status op_module_unload(struct op_ctx *o);
 enum op_status op_module_get_func(struct op_ctx *o);
 enum op_status op_module_get_global(struct op_ctx *o);
+enum op_status op_module_funcs(struct op_ctx *o);
 enum op_status op_launch(struct op_ctx *o);
 enum op_status op_stream_create(struct op_ctx *o);
 enum op_status op_stream_destroy(struct op_ctx *o);

@@ -107,4 +107,6 @@ const struct op_def op_table[AXON_OP_LAST] = {
 	[AXON_OP_OCCUPANCY] = { "OCCUPANCY", op_occupancy, 0, .zero = 0 },
 	[AXON_OP_PRIVATE_CALL] = { "PRIVATE_CALL", op_private_call, 0,
 				   .zero = W(3) | W(4) },
+	[AXON_OP_MODULE_FUNCS] = { "MODULE_FUNCS", op_module_funcs, 0,
+				   .zero = W(1) | W(2) | W(4) },
 };

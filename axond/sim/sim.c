@@ -462,6 +462,26 @@ static int sim_module_get_func(struct axond *d, struct client *c, struct module 
 	return 0;
 }
 
+static int sim_module_func_names(struct axond *d, struct client *c, struct module *m,
+				 char *buf, size_t len, uint32_t *count, size_t *need)
+{
+	struct sim_module *sm = m->backend_priv;
+	size_t i, used = 0;
+
+	(void)d;
+	(void)c;
+	for (i = 0; i < sm->img->nkernels; i++) {
+		size_t l = strlen(sm->img->kernels[i].name) + 1;
+
+		if (used + l <= len)
+			memcpy(buf + used, sm->img->kernels[i].name, l);
+		used += l;
+	}
+	*count = (uint32_t)sm->img->nkernels;
+	*need = used;
+	return 0;
+}
+
 static int sim_module_get_global(struct axond *d, struct client *c, struct module *m,
 				 const char *name, uint64_t *addr, uint64_t *size)
 {
@@ -553,6 +573,7 @@ const struct backend sim_backend = {
 	.module_unload = sim_module_unload,
 	.module_get_func = sim_module_get_func,
 	.module_get_global = sim_module_get_global,
+	.module_func_names = sim_module_func_names,
 	.func_get_attr = sim_func_get_attr,
 	.occupancy = sim_occupancy,
 	.func_set_attr = sim_func_set_attr,

@@ -10,8 +10,15 @@
  *     slots 51 and 39 are the driver's own, asked through the daemon: the
  *     sim has no driver to ask (NOT_SUPPORTED), arguments not as cuBLAS
  *     passes them are refused, and an object not given out is INVALID_VALUE
- *   - the private table 6e163fbe: 99 slots; slot 7 answers
- *     CUDA_ERROR_INVALID_VALUE, as NVIDIA's driver does for cuFFT's call
+ *   - the private table 6e163fbe: 99 slots; slot 7 walks a module's
+ *     functions as cuFFT asks: the callback gets each function of the
+ *     module once (the same handles cuModuleGetFunction gives, as many as
+ *     cuModuleGetFunctionCount says, and cuModuleEnumerateFunctions lists),
+ *     and the answer is their count; a module that is not one, or a
+ *     second module argument that differs, is refused
+ *   - the private table 1734dc26 (cuBLASLt's half-precision heuristics):
+ *     17 slots; 4 and 13 go to the device's driver (the sim has none:
+ *     NOT_SUPPORTED), 13 refuses objects slot 4 did not give
  *   - cluster occupancy (cuOccupancyMaxActiveClusters,
  *     cuOccupancyMaxPotentialClusterSize), asked from the daemon: a positive
  *     count for a valid cluster, fewer clusters for bigger ones, and the
@@ -39,6 +46,67 @@ typedef CUresult (*noarg_fn)(void);
 typedef CUresult (*slot7_fn)(void *, void *, void *, void *, void *, void *);
 typedef CUresult (*priv51_fn)(CUcontext, void *, void **, void *);
 typedef CUresult (*priv39_fn)(CUcontext, void *, uint32_t *, void *);
+typedef CUresult (*lt4_fn)(void **, void **);
+typedef CUresult (*lt13_fn)(void *, void *, int, int, int *, void *);
+
+static const CUuuid lt_uuid = { { 0x17, 0x34, (char)0xdc, 0x26, (char)0x80, 0x0d, 0x47, 0x45,
+				  (char)0x87, 0x26, (char)0xc0, (char)0xf1, (char)0xe7,
+				  (char)0xdd, (char)0x8b, (char)0xca } };
+
+/* What 6e163fbe slot 7 hands its callback, collected. */
+struct walk {
+	CUfunction f[64];
+	unsigned int n;
+};
+
+static void collect(void *user, void *f)
+{
+	struct walk *w = user;
+
+	if (w->n < 64)
+		w->f[w->n] = (CUfunction)f;
+	w->n++;
+}
+
+static void check_walk(CUcontext ctx, CUmodule mod)
+{
+	const void *const *t = NULL;
+	struct walk w = { .n = 0 };
+	CUfunction listed[64], byname;
+	unsigned int count = 0, i, j;
+	int r;
+
+	CK(cuGetExportTable((const void **)&t, &fft_uuid));
+	CK(cuModuleGetFunctionCount(&count, mod));
+	if (count < 3 || count > 64)
+		cu_fail("cuModuleGetFunctionCount: %u", count);
+	r = ((slot7_fn)t[7])(ctx, mod, (void *)collect, &w, mod, NULL);
+	if (r != (int)count || w.n != count)
+		cu_fail("6e163fbe[7]: answer %d, %u callbacks, %u functions", r, w.n, count);
+	CK(cuModuleEnumerateFunctions(listed, count, mod));
+	for (i = 0; i < count; i++) {
+		for (j = 0; j < count && listed[j] != w.f[i]; j++)
+			;
+		if (j == count)
+			cu_fail("6e163fbe[7]: function %u is not one cuModuleEnumerateFunctions lists", i);
+		for (j = 0; j < i; j++)
+			if (w.f[j] == w.f[i])
+				cu_fail("6e163fbe[7]: function %u given twice", i);
+	}
+	CK(cuModuleGetFunction(&byname, mod, K_FILL));
+	for (j = 0; j < count && listed[j] != byname; j++)
+		;
+	if (j == count)
+		cu_fail("%s is not among the enumerated functions", K_FILL);
+	w.n = 0;
+	EXPECT(((slot7_fn)t[7])(ctx, (void *)(uintptr_t)0x12345, (void *)collect, &w,
+				(void *)(uintptr_t)0x12345, NULL), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT(((slot7_fn)t[7])(ctx, mod, (void *)collect, &w, NULL, NULL),
+	       CUDA_ERROR_INVALID_VALUE);
+	if (w.n)
+		cu_fail("6e163fbe[7]: refused, yet called back %u times", w.n);
+	EXPECT(cuModuleGetFunctionCount(NULL, mod), CUDA_ERROR_INVALID_VALUE);
+}
 
 static void check_tables(CUcontext ctx)
 {
@@ -80,6 +148,20 @@ static void check_tables(CUcontext ctx)
 			99 * sizeof(void *));
 	EXPECT(((slot7_fn)t[7])(ctx, NULL, NULL, &id, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(((noarg_fn)t[98])(), CUDA_ERROR_NOT_SUPPORTED);
+
+	t = NULL;
+	CK(cuGetExportTable((const void **)&t, &lt_uuid));
+	if (!t || (uintptr_t)t[0] != 17 * sizeof(void *))
+		cu_fail("1734dc26: size word %p, expected %#zx", t ? t[0] : NULL,
+			17 * sizeof(void *));
+	{
+		void *a = NULL, *b = NULL;
+		int v = 0;
+
+		EXPECT(((lt4_fn)t[4])(&a, &b), CUDA_ERROR_NOT_SUPPORTED);
+		EXPECT(((lt13_fn)t[13])(&v, &v, 2, 1, &v, NULL), CUDA_ERROR_INVALID_VALUE);
+	}
+	EXPECT(((noarg_fn)t[16])(), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 static CUlaunchConfig config(unsigned int grid, unsigned int cluster, CUlaunchAttribute *a)
@@ -163,6 +245,7 @@ int main(void)
 	CK(cuCtxSetCurrent(ctx));
 	check_tables(ctx);
 	CK(cuModuleLoadData(&mod, image));
+	check_walk(ctx, mod);
 	CK(cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0));
 	check_clusters(mod, lib);
 	CK(cuLibraryUnload(lib));

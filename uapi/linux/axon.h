@@ -402,6 +402,12 @@ struct axon_cqe {
  *                                             -> aux0 function
  * MODULE_GET_GLOBAL obj.handle module, name in the data area
  *                                             -> aux0 address, aux1 size
+ * MODULE_FUNCS     obj.handle module, obj.data_off/data_len a buffer the
+ *                  daemon fills with the names of the module's functions
+ *                  (kernels), each NUL-terminated, in the driver's order
+ *                                             -> aux0 how many, aux1 bytes
+ *                  written; a buffer too small -> INVALID_VALUE with aux1
+ *                  the bytes needed
  * LAUNCH           launch.*, stream
  * STREAM_CREATE    obj.handle ctx, obj.arg0 flags, obj.arg1 priority
  *                                             -> aux0 stream, aux1 frontier slot
@@ -547,6 +553,8 @@ enum axon_op {
 	AXON_OP_OCCUPANCY,
 	/* A private driver entry point, answered by the device's driver. */
 	AXON_OP_PRIVATE_CALL,
+	/* The names of a module's functions. */
+	AXON_OP_MODULE_FUNCS,
 	AXON_OP_LAST
 };
 
