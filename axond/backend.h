@@ -162,6 +162,8 @@ struct backend {
 	 * for a region no client took. */
 	void (*region_prepare)(struct axond *d, void *data, size_t len);
 	void (*region_unprepare)(struct axond *d, void *data);
+	/* Optional: wait until the pooled regions are prepared. */
+	void (*region_pool_wait)(struct axond *d);
 	/* Optional: free a stream's / event's backend state (after its work). */
 	void (*stream_fini)(struct axond *d, struct stream *s);
 	void (*event_fini)(struct axond *d, struct event *e);

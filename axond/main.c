@@ -519,6 +519,9 @@ int main(int argc, char **argv)
 	if (!ret)
 		region_pool_init(d);
 	if (!ret && axond_is_worker(d)) {
+		/* Ready means ready: its client's region too. */
+		if (d->backend->region_pool_wait)
+			d->backend->region_pool_wait(d);
 		ret = worker_start(d);
 		if (ret)
 			log_err("worker: cannot reach the supervisor: %s", strerror(-ret));

@@ -48,6 +48,10 @@
 #define STATS_WAIT_MS		500
 #define BACKOFF_MAX_NS		(30ULL * 1000 * 1000 * 1000)
 #define STOP_GRACE_MS		5000
+/* Workers starting at once: each makes contexts and pins memory in the
+ * driver, which serialises much of it; more at once only slows the
+ * clients being served meanwhile. */
+#define MAX_STARTING		4
 
 enum wstate { W_STARTING, W_READY, W_BUSY, W_GONE };
 
@@ -213,6 +217,7 @@ static void top_up(struct axond *d)
 	unsigned int live = sv.nstarting + sv.nready + sv.nbusy;
 
 	while (sv.nstarting + sv.nready < sv.target + sv.nwait &&
+	       sv.nstarting < MAX_STARTING &&
 	       live < d->cfg.max_clients + sv.target &&
 	       axond_now_ns() >= sv.next_spawn_ns) {
 		int ret = spawn(d);

@@ -226,6 +226,20 @@ static void unregister(struct dma_reg *g)
 	free(g);
 }
 
+/* Until every queued registration is done (a worker, before it is
+ * ready: its client's region then is registered when it comes). */
+static void cuda_region_pool_wait(struct axond *d)
+{
+	(void)d;
+	struct dma_reg *g;
+
+	pthread_mutex_lock(&cu.reg_lock);
+	for (g = cu.prepared; g; g = g->next_prepared)
+		while (g->state == REG_QUEUED || g->state == REG_RUNNING)
+			pthread_cond_wait(&cu.reg_cond, &cu.reg_lock);
+	pthread_mutex_unlock(&cu.reg_lock);
+}
+
 /* A pooled region: register its data area before a client has it. */
 static void cuda_region_prepare(struct axond *d, void *data, size_t len)
 {
@@ -1475,6 +1489,7 @@ const struct backend cuda_backend = {
 	.func_free = cuda_func_free,
 	.region_prepare = cuda_region_prepare,
 	.region_unprepare = cuda_region_unprepare,
+	.region_pool_wait = cuda_region_pool_wait,
 	.stream_fini = cuda_stream_fini,
 	.event_fini = cuda_event_fini,
 	.graph_instantiate = cuda_graph_instantiate,
