@@ -432,6 +432,19 @@ void axond_request_restart(struct axond *d, const char *why, int32_t error,
 	uint64_t one = 1, nobody = 0;
 	int32_t none = 0;
 
+	/*
+	 * A worker serves one client: its fault harms nobody else, so the
+	 * worker stays, answering the fault to every later call as the
+	 * driver would (and handing the client the driver's assert message),
+	 * and ends when its client does. Restarting is the supervisor's
+	 * business: a SIGHUP meant for it changes nothing here.
+	 */
+	if (axond_is_worker(d)) {
+		if (error)
+			log_info("client %llu hit %s (%d): it keeps this worker until it exits",
+				 (unsigned long long)client_id, why, (int)error);
+		return;
+	}
 	if (error && atomic_compare_exchange_strong(&d->restart_error, &none, error))
 		atomic_compare_exchange_strong(&d->restart_client, &nobody, client_id);
 	if (atomic_exchange(&d->restart, true))
@@ -573,12 +586,6 @@ int main(int argc, char **argv)
 	region_pool_fini(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
-	if (restarting && axond_is_worker(d)) {
-		/* The supervisor starts the next worker; this one ends. */
-		log_info("worker for client %llu ended after a device fault",
-			 (unsigned long long)d->next_client_id);
-		return 0;
-	}
 	if (restarting) {
 		/* Same binary, same options. Ours are close-on-exec; the
 		 * driver's (/dev/nvidia*) are not ours to trust: close every
