@@ -52,6 +52,12 @@
  * driver, which serialises much of it; more at once only slows the
  * clients being served meanwhile. */
 #define MAX_STARTING		4
+/* A worker starting competes in the driver with the clients being served
+ * (cuInit, cuCtxCreate and host registration take the driver's locks):
+ * while clients keep coming and a few workers are still ready, their
+ * replacements wait until the clients have been quiet this long. */
+#define QUIET_NS		(200ULL * 1000 * 1000)
+#define QUIET_READY		2
 
 enum wstate { W_STARTING, W_READY, W_BUSY, W_GONE };
 
@@ -79,6 +85,7 @@ static struct {
 	unsigned int nwait;
 	unsigned int early_deaths;	/* died before ready, in a row */
 	uint64_t next_spawn_ns;
+	uint64_t last_give_ns;
 	uint64_t next_client_id;
 	uint64_t total_clients;
 	uint64_t start_ns;
@@ -215,6 +222,10 @@ static int spawn(struct axond *d)
 static void top_up(struct axond *d)
 {
 	unsigned int live = sv.nstarting + sv.nready + sv.nbusy;
+
+	if (!sv.nwait && sv.nready >= QUIET_READY &&
+	    axond_now_ns() - sv.last_give_ns < QUIET_NS)
+		return;	/* the loop looks again once it is quiet */
 
 	while (sv.nstarting + sv.nready < sv.target + sv.nwait &&
 	       sv.nstarting < MAX_STARTING &&
@@ -361,6 +372,7 @@ static bool give(struct axond *d, int fd)
 	}
 	close(fd);
 	w->state = W_BUSY;
+	sv.last_give_ns = axond_now_ns();
 	w->client_id = ++sv.next_client_id;
 	w->client_pid = cred.pid;
 	sv.nready--;
@@ -719,9 +731,13 @@ int supervisor_run(struct axond *d, char **argv)
 	while (!d->stop) {
 		int timeout = server_expire(d);
 
-		/* Waiting clients and backed-off starts need a clock. */
+		/* Waiting clients and backed-off starts need a clock;
+		 * replacements held back while clients come, a short one. */
 		if ((sv.nwait || sv.next_spawn_ns) && (timeout < 0 || timeout > 1000))
 			timeout = 1000;
+		if (sv.nstarting + sv.nready < sv.target &&
+		    (timeout < 0 || timeout > (int)(QUIET_NS / 1000000)))
+			timeout = (int)(QUIET_NS / 1000000);
 		n = epoll_wait(d->epoll_fd, evs, 64, timeout);
 		for (i = 0; i < (unsigned int)(n > 0 ? n : 0); i++) {
 			uint64_t tag = evs[i].data.u64;
@@ -758,6 +774,8 @@ int supervisor_run(struct axond *d, char **argv)
 		reap();
 		if (sv.nwait || sv.next_spawn_ns)
 			serve_waiting(d);
+		else if (sv.nstarting + sv.nready < sv.target)
+			top_up(d);
 	}
 	for (i = 0; i < sv.nwait; i++)
 		refuse(sv.wait[i].fd, -ESHUTDOWN, "axond is shutting down");
