@@ -51,6 +51,9 @@
 
 struct inflight {
 	struct work *w;
+	/* Earlier work of the same stream issued without an event of its own
+	 * (run_one: held), linked by w->next, done when this is. */
+	struct work *before;
 	CUevent ev;		/* recorded after the work on its stream */
 	struct cu_gctx *g;	/* the context the work and ev are in */
 	struct inflight *next;
@@ -69,6 +72,11 @@ struct cu_dev {
 	/* executor-private */
 	uint64_t last_poll;	/* 0: nothing was in flight at the last look */
 	struct inflight *inflight, *spare;
+	/* Issued, not yet tracked: waits for the next item of its stream to
+	 * carry its completion (run_one). */
+	struct work *held, *held_tail;
+	struct cu_gctx *held_g;
+	CUstream held_cs;
 	/* shared mode: the context new clients join (dispatcher; replaced
 	 * once poisoned) */
 	struct cu_gctx *shared;
@@ -582,6 +590,13 @@ static int poll_inflight(struct cu_dev *cd)
 		*pp = f->next;
 		flush_output(f);
 		ev_put(f->g, f->ev);
+		while (f->before) {
+			struct work *b = f->before;
+
+			f->before = b->next;
+			b->next = NULL;
+			finish(cd, b, r);
+		}
 		finish(cd, f->w, r);
 		f->next = cd->spare;
 		cd->spare = f;
@@ -607,14 +622,106 @@ static bool stream_in_flight(struct cu_dev *cd, const struct stream *s)
 	return false;
 }
 
-static void run_one(struct cu_dev *cd, struct work *w)
+/*
+ * An item whose completion may be learnt from a later one of its stream:
+ * plain asynchronous work, no event record (its time is taken when it
+ * completes), nothing that prints (its output is flushed per launch).
+ */
+static bool coalescible(const struct work *w)
+{
+	struct cu_module *cm;
+
+	if (w->capture || !w->stream)
+		return false;
+	switch (w->type) {
+	case WORK_HTOD:
+	case WORK_DTOH:
+	case WORK_DTOD:
+	case WORK_MEMSET:
+		return true;
+	case WORK_LAUNCH:
+		if (cu.shared_mode)
+			return true;
+		cm = w->launch.func && w->launch.func->module ?
+		     w->launch.func->module->backend_priv : NULL;
+		return cm && !cm->prints;
+	default:
+		return false;
+	}
+}
+
+/* Appends f to the in-flight list, keeping submission order. */
+static void track(struct cu_dev *cd, struct inflight *f)
+{
+	struct inflight **pp = &cd->inflight;
+
+	f->next = NULL;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = f;
+}
+
+/* One event for the held items, after the last of them; without one they
+ * are waited for the slow way. */
+static void flush_held(struct cu_dev *cd)
+{
+	struct work *last = cd->held_tail, *b;
+	struct inflight *f;
+	CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
+
+	if (!cd->held)
+		return;
+	f = cd->spare;
+	if (f)
+		cd->spare = f->next;
+	else
+		f = malloc(sizeof(*f));
+	if (f) {
+		f->g = cd->held_g;
+		r = ev_get(f->g, &f->ev);
+		if (!r) {
+			enter(f->g, last->client);
+			r = vd.cuEventRecord(f->ev, cd->held_cs);
+			cu_devout_sink(NULL);
+			if (r)
+				ev_put(f->g, f->ev);
+		}
+	}
+	if (!r) {
+		f->w = last;
+		f->before = cd->held == last ? NULL : cd->held;
+		for (b = cd->held; b && b->next != last; b = b->next)
+			;
+		if (b)
+			b->next = NULL;
+		cd->held = cd->held_tail = NULL;
+		track(cd, f);
+		return;
+	}
+	free(f);
+	while (cd->inflight)
+		if (!poll_inflight(cd))
+			sched_yield();
+	while ((b = cd->held)) {
+		cd->held = b->next;
+		b->next = NULL;
+		finish(cd, b, cu_sticky(r) ? r : 0);
+	}
+	cd->held_tail = NULL;
+}
+
+static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 {
 	struct cu_gctx *g = gctx_of(w);
 	struct inflight *f;
 	CUresult r;
 	CUstream cs;
 
+	if (cd->held && (w->stream != cd->held_tail->stream || g != cd->held_g ||
+			 !coalescible(w)))
+		flush_held(cd);
 	if (atomic_load(&w->client->dead_for_worker)) {
+		flush_held(cd);
 		work_done(cu.d, w, 0);
 		return;
 	}
@@ -655,6 +762,7 @@ static void run_one(struct cu_dev *cd, struct work *w)
 	if (g && atomic_load(&g->poison)) {
 		/* As CUDA fails every later call in a poisoned context with
 		 * its error: completed at once, the driver never sees it. */
+		flush_held(cd);
 		finish(cd, w, (int32_t)atomic_load(&g->poison));
 		return;
 	}
@@ -678,6 +786,26 @@ static void run_one(struct cu_dev *cd, struct work *w)
 	if (!r)
 		r = issue(w, cs);
 	cu_devout_sink(NULL);
+	if (r)
+		flush_held(cd);	/* they were issued before it */
+	if (!r && next && next->stream == w->stream && gctx_of(next) == g &&
+	    coalescible(w) && coalescible(next) && !atomic_load(&g->poison)) {
+		/*
+		 * The next item of the same stream will say when this one is
+		 * done: no event here (an event per item costs a driver call
+		 * to record and one per poll to query, and made launch-bound
+		 * clients executor-bound).
+		 */
+		w->next = NULL;
+		if (cd->held)
+			cd->held_tail->next = w;
+		else
+			cd->held = w;
+		cd->held_tail = w;
+		cd->held_g = g;
+		cd->held_cs = cs;
+		return;
+	}
 	if (r) {
 		if (w->type == WORK_LAUNCH || w->type >= WORK_HTOD)
 			log_info("client %llu: %s failed: %s",
@@ -704,6 +832,7 @@ static void run_one(struct cu_dev *cd, struct work *w)
 	cu_devout_sink(NULL);
 	if (r) {
 		free(f);
+		flush_held(cd);
 		/* The context was poisoned under us: that is the answer. */
 		if (cu_sticky(r)) {
 			finish(cd, w, r);
@@ -716,15 +845,10 @@ static void run_one(struct cu_dev *cd, struct work *w)
 		return;
 	}
 	f->w = w;
-	f->next = NULL;
-	{
-		/* Append, keeping submission order. */
-		struct inflight **pp = &cd->inflight;
-
-		while (*pp)
-			pp = &(*pp)->next;
-		*pp = f;
-	}
+	/* The held items, issued before w on its stream, complete with it. */
+	f->before = cd->held;
+	cd->held = cd->held_tail = NULL;
+	track(cd, f);
 }
 
 static void *executor(void *arg)
@@ -754,7 +878,7 @@ static void *executor(void *arg)
 
 			batch = w->next;
 			w->next = NULL;
-			run_one(cd, w);
+			run_one(cd, w, batch);
 			/* Nothing this thread flushes later is that client's
 			 * (it may be gone by then), and its context may be
 			 * destroyed once its work is done: the primary context,
@@ -763,6 +887,9 @@ static void *executor(void *arg)
 			cu_devout_sink(NULL);
 			vd.cuCtxSetCurrent(cd->ctx);
 		}
+		/* Held items wait for a next one only within a batch. */
+		flush_held(cd);
+		vd.cuCtxSetCurrent(cd->ctx);
 		if (cd->inflight) {
 			uint64_t t0 = axond_now_ns();
 
