@@ -196,9 +196,18 @@ void shim_flush(void)
 
 struct axon_sqe *shim_sqe(void)
 {
+	if (shim.fault)
+		return NULL;
+	return shim_sqe_after_fault();
+}
+
+/* An SQE even after a fault: what the daemon still holds for us (the
+ * driver's message about the fault) is fetched with it. */
+struct axon_sqe *shim_sqe_after_fault(void)
+{
 	struct axon_sqe *sqe;
 
-	if (shim.fault || shim.gone)
+	if (shim.gone)
 		return NULL;
 	while (!(sqe = axon_get_sqe(&shim.ring))) {
 		/* SQ full: publish what we have and let the daemon catch up. */

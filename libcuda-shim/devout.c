@@ -41,7 +41,7 @@ static size_t fetch(unsigned int which, char *buf, size_t len, uint64_t *left)
 	if (len > shim_data_max())
 		len = shim_data_max();
 	off = shim_data_alloc(len, &id);
-	sqe = shim_sqe();
+	sqe = shim_sqe_after_fault();
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();

@@ -100,7 +100,8 @@ extern struct shim shim;
 
 /* conn.c: everything below needs shim.lock unless marked. */
 CUresult shim_ensure_init(void);		/* any thread, takes the lock */
-struct axon_sqe *shim_sqe(void);		/* never NULL: waits for room */
+struct axon_sqe *shim_sqe(void);		/* NULL after a fault or axond gone */
+struct axon_sqe *shim_sqe_after_fault(void);	/* NULL only once axond is gone */
 CUresult shim_wait(struct shim_waiter *w);	/* submits, drops/retakes lock */
 CUresult shim_reap_once(void);			/* one reaping round, ditto */
 void shim_flush(void);				/* submit without waiting */
