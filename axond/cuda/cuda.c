@@ -77,6 +77,7 @@ struct cu_dev {
 	struct work *held, *held_tail;
 	struct cu_gctx *held_g;
 	CUstream held_cs;
+	CUcontext cur;		/* current on the executor (set_current) */
 	/* shared mode: the context new clients join (dispatcher; replaced
 	 * once poisoned) */
 	struct cu_gctx *shared;
@@ -359,9 +360,19 @@ static struct cu_gctx *gctx_of(const struct work *w)
  * store in the driver; done for every item rather than cached, so that a
  * context destroyed and another made at the same address is never taken
  * for current. */
+/* Executor only: a context switch costs the driver more than the store
+ * it looks like, so none when the context is current already. */
+static void set_current(struct cu_dev *cd, CUcontext ctx)
+{
+	if (cd->cur != ctx) {
+		vd.cuCtxSetCurrent(ctx);
+		cd->cur = ctx;
+	}
+}
+
 static void enter(struct cu_gctx *g, struct client *c)
 {
-	vd.cuCtxSetCurrent(g->ctx);
+	set_current(&cu.dev[g->dev], g->ctx);
 	cu_devout_sink(c);	/* what a launch flushes is c's */
 }
 
@@ -552,7 +563,7 @@ static void flush_output(struct inflight *f)
 	/* (fd 1 is read at context synchronisations and module loads,
 	 * not here: no system call per launch) */
 	cu_devout_sink(NULL);
-	vd.cuCtxSetCurrent(cu.dev[f->g->dev].ctx);
+	set_current(&cu.dev[f->g->dev], cu.dev[f->g->dev].ctx);
 }
 
 /* Polls in-flight work; returns how many completed. */
@@ -856,7 +867,7 @@ static void *executor(void *arg)
 	struct cu_dev *cd = arg;
 	uint64_t idle_since = 0;
 
-	vd.cuCtxSetCurrent(cd->ctx);
+	set_current(cd, cd->ctx);
 	for (;;) {
 		struct work *batch;
 
@@ -875,6 +886,7 @@ static void *executor(void *arg)
 
 		while (batch) {
 			struct work *w = batch;
+			struct cu_gctx *g = gctx_of(w);
 
 			batch = w->next;
 			w->next = NULL;
@@ -883,13 +895,16 @@ static void *executor(void *arg)
 			 * (it may be gone by then), and its context may be
 			 * destroyed once its work is done: the primary context,
 			 * which lives as long as axond, is current in between
-			 * (a destroyed current context fails every call). */
+			 * (a destroyed current context fails every call),
+			 * unless the next item is in the same context, which
+			 * cannot go while it has work queued. */
 			cu_devout_sink(NULL);
-			vd.cuCtxSetCurrent(cd->ctx);
+			if (!batch || gctx_of(batch) != g)
+				set_current(cd, cd->ctx);
 		}
 		/* Held items wait for a next one only within a batch. */
 		flush_held(cd);
-		vd.cuCtxSetCurrent(cd->ctx);
+		set_current(cd, cd->ctx);
 		if (cd->inflight) {
 			uint64_t t0 = axond_now_ns();
 
