@@ -422,6 +422,7 @@ void axond_log(int level, const char *fmt, ...)
 #define LOG_INFO 2
 #define LOG_DEBUG 3
 extern char axond_log_tag[32];
+extern int axond_log_fd;
 #define log_err(...)	axond_log(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)	axond_log(LOG_WARN, __VA_ARGS__)
 #define log_info(...)	axond_log(LOG_INFO, __VA_ARGS__)

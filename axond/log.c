@@ -7,6 +7,9 @@
 #include "axond.h"
 
 int axond_verbose = LOG_INFO;
+/* Where log lines go: stderr, or (cuda backend) the original stderr once
+ * fds 1 and 2 and stdio's streams carry the driver's output to clients. */
+int axond_log_fd = 2;
 /* "worker PID: " in a worker process (worker.c), so the supervisor's log,
  * which the workers share, says whose line each is. */
 char axond_log_tag[32];
@@ -24,7 +27,7 @@ void axond_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "axond[%ld.%03ld] %s%s: %s\n", (long)ts.tv_sec,
+	dprintf(axond_log_fd, "axond[%ld.%03ld] %s%s: %s\n", (long)ts.tv_sec,
 		ts.tv_nsec / 1000000, axond_log_tag, names[level], line);
 }
 

@@ -1146,7 +1146,6 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	struct cu_client *cc = calloc(1, sizeof(*cc));
 	CUresult r;
 
-	(void)d;
 	if (!cc)
 		return -ENOMEM;
 	pthread_mutex_init(&cc->lock, NULL);
@@ -1175,6 +1174,9 @@ static int cuda_client_init(struct axond *d, struct client *c)
 	 * the background so that connecting stays instant. */
 	cc->reg = register_later(c->data, c->params.data_size);
 	c->backend_priv = cc;
+	/* A worker's only client: whatever the driver prints is its. */
+	if (axond_is_worker(d) && !cu.shared_mode)
+		cu_devout_fallback(c);
 	return 0;
 err:
 	gctx_put(cc->g[0]);
@@ -1210,7 +1212,8 @@ static void cuda_client_fini(struct axond *d, struct client *c)
 	uint64_t p;
 	int i;
 
-	(void)d;
+	if (axond_is_worker(d) && !cu.shared_mode)
+		cu_devout_fallback(NULL);
 	/* Context mode: its context goes, with every module, stream and
 	 * event made in it, destroyed by the keeper thread; never reused. */
 	for (i = 0; i < AXON_MAX_DEVICES; i++)

@@ -16,10 +16,14 @@
  * other thread flushes another client's output at the same moment.
  *
  * stderr is replaced the same way (the driver prints a failed assert's
- * message there); it reaches the client's stderr.
+ * message there, fd 2 included); it reaches the client's stderr. axond's
+ * own log is written to the original stderr (axond_log_fd), never through
+ * these.
  *
- * Output of no client (axond's own, a sink of NULL) goes to the original
- * stdout or stderr, kept as real_fd.
+ * A worker process (--isolation=process) serves one client: output no
+ * sink claims (the driver may print from a thread of its own) is that
+ * client's (cu_devout_fallback). Otherwise output of no client goes to the
+ * original stdout or stderr, kept as real_fd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +38,10 @@
 static __thread struct client *sink;
 static __thread bool discard;
 static int real_fd[2] = { 1, 2 };	/* AXON_DEVOUT_STDOUT, _STDERR */
-static int pipe_rd = -1;
+static int pipe_rd[2] = { -1, -1 };
 static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct client *fallback;
 
 static void deliver(unsigned int which, const char *buf, size_t len)
 {
@@ -45,6 +51,13 @@ static void deliver(unsigned int which, const char *buf, size_t len)
 		devout_append_to(sink, which, buf, len);
 		return;
 	}
+	pthread_mutex_lock(&fallback_lock);
+	if (fallback) {
+		devout_append_to(fallback, which, buf, len);
+		pthread_mutex_unlock(&fallback_lock);
+		return;
+	}
+	pthread_mutex_unlock(&fallback_lock);
 	while (len) {
 		ssize_t n = write(real_fd[which], buf, len);
 
@@ -102,17 +115,26 @@ int cu_devout_init(char *err, size_t errlen)
 	 * threads have no sink while they log). */
 	stdout = f[0];
 	stderr = f[1];
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
-		if (dup2(p[1], 1) == 1) {
-			pipe_rd = p[0];
-		} else {
+	axond_log_fd = real_fd[1];
+	for (i = 0; i < 2; i++) {
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+			continue;
+		if (dup2(p[1], i + 1) == i + 1)
+			pipe_rd[i] = p[0];
+		else
 			close(p[0]);
-		}
 		close(p[1]);
-		/* fd 1 itself must not block a driver call: the pipe's write
-		 * end is non-blocking (set above, shared by the dup). */
+		/* fds 1 and 2 themselves must not block a driver call: the
+		 * pipes' write ends are non-blocking (shared by the dup). */
 	}
 	return 0;
+}
+
+void cu_devout_fallback(struct client *c)
+{
+	pthread_mutex_lock(&fallback_lock);
+	fallback = c;
+	pthread_mutex_unlock(&fallback_lock);
 }
 
 /*
@@ -123,8 +145,10 @@ int cu_devout_init(char *err, size_t errlen)
 void cu_devout_restore(void)
 {
 	fflush(stdout);
-	if (pipe_rd >= 0 && real_fd[0] != 1)
+	if (pipe_rd[0] >= 0 && real_fd[0] != 1)
 		dup2(real_fd[0], 1);
+	if (pipe_rd[1] >= 0 && real_fd[1] != 2)
+		dup2(real_fd[1], 2);
 }
 
 void cu_devout_sink(struct client *c)
@@ -141,12 +165,12 @@ void cu_devout_collect(void)
 {
 	char buf[4096];
 	ssize_t n;
+	int i;
 
-	if (pipe_rd < 0)
-		return;
 	pthread_mutex_lock(&collect_lock);
-	while ((n = read(pipe_rd, buf, sizeof(buf))) > 0)
-		deliver(AXON_DEVOUT_STDOUT, buf, (size_t)n);
+	for (i = 0; i < 2; i++)
+		while (pipe_rd[i] >= 0 && (n = read(pipe_rd[i], buf, sizeof(buf))) > 0)
+			deliver(i ? AXON_DEVOUT_STDERR : AXON_DEVOUT_STDOUT, buf, (size_t)n);
 	pthread_mutex_unlock(&collect_lock);
 }
 

@@ -19,6 +19,8 @@ struct client;
 int cu_devout_init(char *err, size_t errlen);
 /* This thread's driver calls now work for c (NULL: axond itself). */
 void cu_devout_sink(struct client *c);
+/* A worker's one client, or NULL: who gets output no sink claims. */
+void cu_devout_fallback(struct client *c);
 /* Put the real stdout back on fd 1 (at the end, before a restart). */
 void cu_devout_restore(void);
 /* Output flushed on this thread is dropped (a context being destroyed). */
