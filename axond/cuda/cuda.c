@@ -682,6 +682,8 @@ static void flush_held(struct cu_dev *cd)
 
 	if (!cd->held)
 		return;
+	/* In the items' context: an event is made in the current one. */
+	enter(cd->held_g, last->client);
 	f = cd->spare;
 	if (f)
 		cd->spare = f->next;
@@ -691,13 +693,12 @@ static void flush_held(struct cu_dev *cd)
 		f->g = cd->held_g;
 		r = ev_get(f->g, &f->ev);
 		if (!r) {
-			enter(f->g, last->client);
 			r = vd.cuEventRecord(f->ev, cd->held_cs);
-			cu_devout_sink(NULL);
 			if (r)
 				ev_put(f->g, f->ev);
 		}
 	}
+	cu_devout_sink(NULL);
 	if (!r) {
 		f->w = last;
 		f->before = cd->held == last ? NULL : cd->held;
@@ -710,13 +711,19 @@ static void flush_held(struct cu_dev *cd)
 		return;
 	}
 	free(f);
+	/* No event: wait for the stream itself, after what is in flight
+	 * before them, so that none is reported done before it is. */
 	while (cd->inflight)
 		if (!poll_inflight(cd))
 			sched_yield();
+	enter(cd->held_g, last->client);
+	if (!cu_sticky(r))
+		r = vd.cuStreamSynchronize(cd->held_cs);
+	cu_devout_sink(NULL);
 	while ((b = cd->held)) {
 		cd->held = b->next;
 		b->next = NULL;
-		finish(cd, b, cu_sticky(r) ? r : 0);
+		finish(cd, b, r);
 	}
 	cd->held_tail = NULL;
 }

@@ -35,6 +35,7 @@
 	X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxPotentialClusterSize) \
 	X(cuStreamCreateWithPriority) X(cuGetExportTable) X(cuCtxGetLimit) \
 	X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) \
+	X(cuStreamSynchronize) \
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
 	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)
