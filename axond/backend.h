@@ -32,10 +32,14 @@ enum work_type {
 	WORK_CAPTURE_END,	/* end it; w->res preset: the dispatcher's verdict */
 	WORK_GRAPH_LAUNCH,	/* run graph.exec on w->stream */
 	WORK_GRAPH_UPDATE,	/* graph.exec takes graph.graph's parameters */
+	/* A host function's place in a capture (HOST_FUNC NODE): the graph
+	 * is cut there, the client runs the function between the parts. */
+	WORK_HOST_NODE,
 };
 
 struct graph;
 struct graph_exec;
+struct graph_update;
 
 /*
  * Physical device memory a client made with cuMemCreate (ops/vmm.c). Lives
@@ -72,12 +76,23 @@ struct work {
 	 * instead of running it, and it is done as soon as it is recorded.
 	 */
 	struct graph *capture;
+	/* ...and which of its parts (host nodes captured before it). */
+	uint32_t capture_seg;
+	/*
+	 * Set (with want_cqe): runs on the dispatcher once the item is
+	 * done, just before its completion is posted (an exec update,
+	 * ops/graph.c: the exec's refs change before the client knows).
+	 * Not run for a client that is gone (its teardown frees done_obj).
+	 */
+	release_fn done_fn;
+	void *done_obj;
 	union {
 		struct {
 			uint64_t dst, src, len;	/* data offsets for host side */
 			/* The host side in the daemon: a data-area range or a
 			 * shared host region's mapping (ops/copy.c). */
 			unsigned char *host;
+			bool shared;	/* the latter (AXON_COPY_F_HOSTMEM) */
 		} copy;
 		struct {
 			uint64_t dst, width, height, pitch;
@@ -98,7 +113,16 @@ struct work {
 		/* phys: a cuMemMap'd range (backend->phys_unmap), else minted */
 		struct { uint64_t addr, len; struct vmm_phys *phys; } unmap;
 		struct { release_fn fn; void *obj; } release;
-		struct { struct graph *graph; struct graph_exec *exec; } graph;
+		/* seg: GRAPH_LAUNCH, the part of the exec it runs; update:
+		 * GRAPH_UPDATE, where its result goes (graph.h) */
+		struct {
+			struct graph *graph;
+			struct graph_exec *exec;
+			uint32_t seg;
+			struct graph_update *update;
+		} graph;
+		/* index: the host node's number in its graph */
+		struct { uint32_t index; } host_node;
 	};
 	struct work *next;
 };

@@ -126,6 +126,20 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 			e->release = w->release.fn;
 			e->obj = w->release.obj;
 		}
+		/* Before the completion, on the dispatcher: done_fn (the
+		 * queue keeps the order). Without memory it does not run:
+		 * its object waits for the client's teardown. */
+		if (w->done_fn) {
+			struct done_entry *pre = calloc(1, sizeof(*pre));
+
+			if (pre) {
+				client_get(c);
+				pre->client = c;
+				pre->release = w->done_fn;
+				pre->obj = w->done_obj;
+				done_push(d, pre);
+			}
+		}
 		free(w);
 		done_push(d, e);
 		return;

@@ -14,17 +14,24 @@
  *
  * Calls that conflict with a capture fail with
  * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate it, as the driver
- * does: synchronising or querying a capturing stream, a copy between a capturing stream and host memory (its host
- * side is staged in the data area, which would be stale at every replay),
- * and, unless the calling thread is in relaxed mode, "potentially unsafe"
- * calls (allocation, freeing, synchronous copies, context synchronisation)
- * while its own non-relaxed capture is open or another thread's global
- * one is. Querying or synchronising an event recorded in an open capture
- * fails the same way but leaves the capture valid. cuStreamEndCapture of an invalidated capture ends the daemon's
+ * does: synchronising or querying a capturing stream, a legacy stream
+ * callback on it, and, unless the calling thread is in relaxed mode,
+ * "potentially unsafe" calls (allocation, freeing, synchronous copies,
+ * context synchronisation) while its own non-relaxed capture is open or
+ * another thread's global one is. Querying or synchronising an event
+ * recorded in an open capture fails the same way but leaves the capture
+ * valid. cuStreamEndCapture of an invalidated capture ends the daemon's
  * capture, drops the graph and returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.
+ *
+ * Host functions (cuLaunchHostFunc, and the host side of copies to and
+ * from memory the daemon cannot see, copy.c) become the capture's host
+ * work (shim.h): nodes the shim runs between the parts of the daemon's
+ * graph at each launch (graph.c). The capture owns them until its end
+ * hands them to the graph.
  *
  * Locking: cap_lock protects everything here; it may be taken with
  * shim.lock held (the event and stream hooks), never the other way round.
+ * The host-node lock (host_node_lock) is taken before shim.lock.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -39,6 +46,7 @@ struct capture {
 	CUstreamCaptureMode mode;
 	pthread_t thread;		/* the thread that began it */
 	bool invalidated;
+	struct shim_hostwork *hw;	/* its host nodes, NULL until one */
 };
 
 struct cap_stream {
@@ -52,6 +60,7 @@ struct cap_event {
 };
 
 static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t host_node_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cap_stream *cstreams;
 static uint32_t ncstreams, capcstreams;
 static struct cap_event *cevents;
@@ -107,7 +116,8 @@ static bool add_stream(uint64_t stream, struct capture *cap)
 	return true;
 }
 
-/* Forgets cap's streams and events; cap_lock held. */
+/* Forgets cap's streams and events; cap_lock held. Its host work (which
+ * the caller took) is not freed here: not under shim.lock. */
 static void capture_drop(struct capture *cap)
 {
 	uint32_t i;
@@ -167,6 +177,81 @@ static CUresult conflict(struct capture *cap)
 		return CUDA_SUCCESS;
 	cap->invalidated = true;
 	return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
+bool shim_stream_capturing(uint64_t stream)
+{
+	bool r;
+
+	if (!shim_capturing())
+		return false;
+	pthread_mutex_lock(&cap_lock);
+	r = capture_of(stream) != NULL;
+	pthread_mutex_unlock(&cap_lock);
+	return r;
+}
+
+void shim_capture_invalidate(uint64_t stream)
+{
+	(void)shim_capture_check_stream(stream);	/* conflict() */
+}
+
+void shim_capture_host_lock(void)
+{
+	pthread_mutex_lock(&host_node_lock);
+}
+
+void shim_capture_host_unlock(void)
+{
+	pthread_mutex_unlock(&host_node_lock);
+}
+
+int shim_capture_host_add_locked(uint64_t stream, const struct shim_hostnode *n,
+				 uint32_t hidden, uint32_t *index)
+{
+	struct shim_hostwork *hw;
+	struct capture *cap;
+	int r = 1;
+
+	pthread_mutex_lock(&cap_lock);
+	cap = capture_of(stream);
+	if (!cap) {
+		r = 0;
+		goto out;
+	}
+	hw = cap->hw;
+	if (!hw) {
+		hw = calloc(1, sizeof(*hw));
+		if (!hw)
+			goto oom;
+		hw->refs = 1;
+		cap->hw = hw;
+	}
+	if (!grow((void **)&hw->node, &hw->cap, hw->n, sizeof(*hw->node)))
+		goto oom;
+	*index = hw->n;
+	hw->node[hw->n++] = *n;
+	hw->hidden += hidden;
+	goto out;
+oom:
+	(void)conflict(cap);	/* a node missing: nothing to run */
+	r = -1;
+out:
+	pthread_mutex_unlock(&cap_lock);
+	return r;
+}
+
+CUresult shim_capture_host_send_locked(uint64_t stream, uint32_t index)
+{
+	struct axon_sqe *sqe = shim_sqe();
+
+	if (!sqe)
+		return shim_gone_error();
+	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_NODE, index);
+	sqe->flags = AXON_SQE_F_DEFERRED;
+	sqe->stream = stream;
+	shim_flush();
+	return CUDA_SUCCESS;
 }
 
 CUresult shim_capture_check_stream_slow(uint64_t stream)
@@ -235,7 +320,8 @@ CUresult shim_capture_ctx_sync_slow(void)
 	return r;
 }
 
-/* After fork: the child has no captures (its parent's streams are gone). */
+/* After fork: the child has no captures (its parent's streams are gone;
+ * their host work is left on the heap, as graph.c's). */
 void shim_capture_forget(void)
 {
 	free(cstreams);
@@ -245,6 +331,7 @@ void shim_capture_forget(void)
 	ncstreams = capcstreams = ncevents = capcevents = 0;
 	shim_ncaptures = 0;
 	pthread_mutex_init(&cap_lock, NULL);
+	pthread_mutex_init(&host_node_lock, NULL);
 	shim_graph_forget();	/* the parent's graphs are not the child's */
 	shim_gb_forget();
 }
@@ -350,10 +437,11 @@ SHIM_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
 static CUresult end_capture(CUstream s, CUgraph *out)
 {
 	struct shim_waiter w = { 0 };
+	struct shim_hostwork *hw, *stale = NULL;
 	struct capture *cap;
 	struct axon_sqe *sqe;
 	bool invalidated;
-	uint64_t h, graph;
+	uint64_t h, graph, nodes;
 	CUresult r;
 
 	if (!out)
@@ -362,7 +450,9 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 	if (r)
 		return r;
 	/* Both locks: the capture is looked up and dropped at once, so two
-	 * threads ending it cannot both send the END. */
+	 * threads ending it cannot both send the END; and not between a host
+	 * node's joining it and its NODE (the host-node lock). */
+	shim_capture_host_lock();
 	shim_lock();
 	pthread_mutex_lock(&cap_lock);
 	cap = capture_of(h);
@@ -377,20 +467,32 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 	if (r) {
 		pthread_mutex_unlock(&cap_lock);
 		shim_unlock();
+		shim_capture_host_unlock();
 		return r;
 	}
 	invalidated = cap->invalidated;
 	graph = cap->graph;
+	hw = cap->hw;
 	capture_drop(cap);
 	pthread_mutex_unlock(&cap_lock);
+	shim_capture_host_unlock();
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_unlock();
+		shim_hostwork_put(hw);
 		return shim_gone_error();
 	}
 	axon_prep_obj(sqe, AXON_OP_CAPTURE_END, graph, 0, 0);
 	sqe->stream = h;
 	r = shim_sync_op(sqe, &w);
+	/* What the driver counts: the daemon's nodes less ours. */
+	nodes = w.aux[0];
+	if (hw)
+		nodes = nodes > hw->hidden ? nodes - hw->hidden : 0;
+	if (!r && !invalidated && !shim_graph_note(graph, nodes, hw, &stale))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	else if (!r && !invalidated)
+		hw = NULL;	/* the graph's now */
 	if (r || invalidated) {
 		/* Nothing to run: the graph only served the capture. */
 		sqe = shim_sqe();
@@ -403,10 +505,11 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 			r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
 		*out = NULL;
 	} else {
-		shim_graph_note(graph, w.aux[0]);
 		*out = (CUgraph)(uintptr_t)graph;
 	}
 	shim_unlock();
+	shim_hostwork_put(hw);	/* no graph took it */
+	shim_hostwork_put(stale);
 	return r;
 }
 

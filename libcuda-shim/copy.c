@@ -16,6 +16,15 @@
  * chunk's copy into the data area runs while this process copies the
  * previous one out. Synchronous forms then wait on the stream, as CUDA's
  * do.
+ *
+ * On a capturing stream a copy is a node of the graph, which must read or
+ * write the host memory at each replay. A shared pinned range is named as
+ * it is (the daemon checks at each launch that it is still registered).
+ * Any other host memory is staged through pinned memory shared with the
+ * daemon that the capture allocates for the copy (captured_copy): the
+ * graph copies between the device and that buffer, and a host node the
+ * shim runs at each replay copies between the buffer and the program's
+ * memory (before the device reads it, after the device wrote it).
  */
 #include <string.h>
 
@@ -34,22 +43,123 @@ static uint64_t chunk_size(void)
 #define DTOH_DEPTH 2
 
 /* One deferred copy naming pinned memory shared with the daemon. */
+static CUresult shared_copy_locked(unsigned int op, uint64_t dst, uint64_t src, uint64_t len,
+				   uint64_t stream)
+{
+	struct axon_sqe *sqe = shim_sqe();
+
+	if (!sqe)
+		return shim_gone_error();
+	axon_prep_copy(sqe, op, stream, dst, src, len);
+	sqe->copy.host_flags = AXON_COPY_F_HOSTMEM;
+	sqe->flags = AXON_SQE_F_DEFERRED;
+	shim_stream_next(stream);
+	shim_flush();
+	return CUDA_SUCCESS;
+}
+
 static CUresult shared_copy(unsigned int op, uint64_t dst, uint64_t src, uint64_t len,
 			    uint64_t stream)
 {
-	struct axon_sqe *sqe;
+	CUresult r;
 
 	shim_lock();
-	sqe = shim_sqe();
-	if (sqe) {
-		axon_prep_copy(sqe, op, stream, dst, src, len);
-		sqe->copy.host_flags = AXON_COPY_F_HOSTMEM;
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		shim_stream_next(stream);
-		shim_flush();
+	r = shared_copy_locked(op, dst, src, len, stream);
+	shim_unlock();
+	return r;
+}
+
+/* The host node of a staged captured copy: one side of it at replay. */
+struct stage_copy {
+	void *dst;
+	const void *src;
+	size_t len;
+};
+
+static void CUDA_CB stage_run(void *arg)
+{
+	const struct stage_copy *sc = arg;
+
+	memcpy(sc->dst, sc->src, sc->len);
+}
+
+/*
+ * A copy between device memory dev and host memory the daemon cannot see,
+ * on a capturing stream: a buffer of shared pinned memory becomes the
+ * copy's host side, and a host node copies the program's memory into it
+ * first (HTOD) or out of it afterwards (DTOH). The capture owns both. Sets
+ * *taken unless the stream turned out not to capture (the caller then
+ * copies as usual).
+ */
+static CUresult captured_copy(unsigned int op, uint64_t dev, void *host, uint64_t len,
+			      uint64_t stream, bool *taken)
+{
+	struct shim_hostnode n = { .fn = stage_run, .free_arg = true };
+	struct stage_copy *sc;
+	uint32_t index;
+	CUresult r;
+	int k;
+
+	*taken = true;
+	/* No lock held: it registers the memory with the daemon. */
+	r = shim_hostmem_alloc_shared(len, &n.stage);
+	if (r) {
+		/* Nothing the daemon could read at replay (the kernel
+		 * transport shares no memory): the capture cannot hold it. */
+		shim_capture_invalidate(stream);
+		return r == CUDA_ERROR_NOT_SUPPORTED ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : r;
+	}
+	sc = malloc(sizeof(*sc));
+	if (!sc) {
+		cuMemFreeHost(n.stage);
+		shim_capture_invalidate(stream);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	sc->len = len;
+	sc->dst = op == AXON_OP_MEMCPY_HTOD ? n.stage : host;
+	sc->src = op == AXON_OP_MEMCPY_HTOD ? host : n.stage;
+	n.arg = sc;
+	shim_capture_host_lock();
+	shim_lock();
+	k = shim_capture_host_add_locked(stream, &n, 1, &index);
+	if (k > 0 && op == AXON_OP_MEMCPY_HTOD) {
+		r = shim_capture_host_send_locked(stream, index);
+		if (!r)
+			r = shared_copy_locked(op, dev, (uint64_t)(uintptr_t)n.stage, len, stream);
+	} else if (k > 0) {
+		r = shared_copy_locked(op, (uint64_t)(uintptr_t)n.stage, dev, len, stream);
+		if (!r)
+			r = shim_capture_host_send_locked(stream, index);
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : shim_gone_error();
+	shim_capture_host_unlock();
+	if (k <= 0) {
+		/* Not taken: still ours. */
+		shim_hostnode_release(&n);
+		*taken = k < 0;
+		return k < 0 ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+	}
+	return r;
+}
+
+/*
+ * A copy on a capturing stream (see the top); *taken unless the stream
+ * does not capture.
+ */
+static CUresult capture_copy(unsigned int op, uint64_t dev, void *host, uint64_t len,
+			     uint64_t stream, bool *taken)
+{
+	*taken = shim_stream_capturing(stream);
+	if (!*taken)
+		return CUDA_SUCCESS;
+	/* Nothing to copy, nothing to capture. */
+	if (!len)
+		return CUDA_SUCCESS;
+	if (shim_hostmem_shared(host, len))
+		return op == AXON_OP_MEMCPY_HTOD
+		       ? shared_copy(op, dev, (uint64_t)(uintptr_t)host, len, stream)
+		       : shared_copy(op, (uint64_t)(uintptr_t)host, dev, len, stream);
+	return captured_copy(op, dev, host, len, stream, taken);
 }
 
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
@@ -60,10 +170,13 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 
 	if (len && !src)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* Not into a capture: the staged host side would be stale at replay. */
-	r = shim_capture_check_stream(stream);
-	if (r)
-		return r;
+	if (shim_capturing()) {
+		bool taken;
+
+		r = capture_copy(AXON_OP_MEMCPY_HTOD, dst, (void *)src, len, stream, &taken);
+		if (taken)
+			return r;
+	}
 	if (len && shim_hostmem_shared(src, len))
 		return shared_copy(AXON_OP_MEMCPY_HTOD, dst, (uint64_t)(uintptr_t)src, len,
 				   stream);
@@ -166,9 +279,14 @@ static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream, boo
 
 	if (len && !dst)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = shim_capture_check_stream(stream);	/* as htod */
-	if (r)
-		return r;
+	if (shim_capturing()) {
+		bool taken;
+
+		/* A node: it runs at each launch, not now. */
+		r = capture_copy(AXON_OP_MEMCPY_DTOH, src, dst, len, stream, &taken);
+		if (taken)
+			return r;
+	}
 	if (len && shim_hostmem_shared(dst, len)) {
 		r = shared_copy(AXON_OP_MEMCPY_DTOH, (uint64_t)(uintptr_t)dst, src, len, stream);
 		if (r || async)

@@ -12,9 +12,18 @@
  * Local (the daemon uploads nothing ahead: the first launch does it).
  *
  * cuGraphGetNodes answers a captured graph's node count (what CAPTURE_END
- * reported) but names no nodes: node handles are not exposed. Graphs built
- * node by node (cuGraphCreate, cuGraphAdd*Node) live in graphbuild.c; the
- * calls here hand them over to it.
+ * reported, less the daemon's nodes the driver would not have) but names
+ * no nodes: node handles are not exposed. Graphs built node by node
+ * (cuGraphCreate, cuGraphAdd*Node) live in graphbuild.c; the calls here
+ * hand them over to it.
+ *
+ * A captured graph may carry host work (shim.h: host functions and the
+ * host side of staged copies), which the daemon's graph cannot run: it is
+ * cut into parts there, and a launch here sends one GRAPH_LAUNCH per part
+ * with the host functions in between. The graph and each exec made or
+ * updated from it hold a reference to the host work; each host function a
+ * launch queued holds one until it ran, so destroying the graph and exec
+ * with launches in flight frees nothing they still use.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,34 +31,104 @@
 
 #include "shim.h"
 
-/* Node counts of the graphs this process captured, by handle index. */
-static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { uint64_t graph, nodes; } *counts;
-static uint32_t ncounts;
+/* ---- host work (shim.h) ---------------------------------------------- */
 
-void shim_graph_note(uint64_t graph, uint64_t nodes)
+void shim_hostwork_get(struct shim_hostwork *hw)
+{
+	__atomic_fetch_add(&hw->refs, 1, __ATOMIC_RELAXED);
+}
+
+void shim_hostwork_unget(struct shim_hostwork *hw)
+{
+	__atomic_fetch_sub(&hw->refs, 1, __ATOMIC_RELAXED);
+}
+
+void shim_hostnode_release(struct shim_hostnode *n)
+{
+	/* After the last launch that used it: the daemon lets the region go
+	 * once the work queued before is done (hostmem.c). */
+	if (n->stage)
+		cuMemFreeHost(n->stage);
+	if (n->free_arg)
+		free(n->arg);
+	if (n->keep)
+		shim_hostwork_put(n->keep);
+}
+
+void shim_hostwork_put(struct shim_hostwork *hw)
+{
+	uint32_t i;
+
+	if (!hw || __atomic_sub_fetch(&hw->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	for (i = 0; i < hw->n; i++)
+		shim_hostnode_release(&hw->node[i]);
+	free(hw->node);
+	free(hw);
+}
+
+/* Running the host work of a launch, the parts go on one at a time. */
+static CUresult launch_part(uint64_t exec, uint64_t stream, uint32_t part)
+{
+	struct axon_sqe *sqe = shim_sqe();
+
+	if (!sqe)
+		return shim_gone_error();
+	sqe->opcode = AXON_OP_GRAPH_LAUNCH;
+	sqe->flags = AXON_SQE_F_DEFERRED;
+	sqe->stream = stream;
+	sqe->obj.handle = exec;
+	sqe->obj.arg0 = part;
+	shim_stream_next(stream);
+	shim_flush();
+	return CUDA_SUCCESS;
+}
+
+/*
+ * Node counts and host work of the graphs this process captured, and the
+ * host work of execs made from them, by handle index. Lookups take a
+ * reference to the host work.
+ */
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct graph_rec { uint64_t graph, nodes; struct shim_hostwork *hw; } *counts;
+static uint32_t ncounts;
+static struct exec_rec { uint64_t exec; struct shim_hostwork *hw; } *execs;
+static uint32_t nexecs;
+
+/* Room for index i in *tab (count_lock held). */
+static bool tab_grow(void **tab, uint32_t *n, uint32_t i, size_t size)
+{
+	uint32_t m = *n ? *n : 64;
+	void *p;
+
+	if (i < *n)
+		return true;
+	while (m <= i && m < (1u << 16))
+		m *= 2;
+	p = m > i ? realloc(*tab, (size_t)m * size) : NULL;
+	if (!p)
+		return false;
+	memset((char *)p + (size_t)*n * size, 0, (size_t)(m - *n) * size);
+	*tab = p;
+	*n = m;
+	return true;
+}
+
+bool shim_graph_note(uint64_t graph, uint64_t nodes, struct shim_hostwork *hw,
+		     struct shim_hostwork **stale)
 {
 	uint32_t i = AXON_HANDLE_INDEX(graph);
 
 	pthread_mutex_lock(&count_lock);
-	if (i >= ncounts) {
-		uint32_t n = ncounts ? ncounts : 64;
-		void *p;
-
-		while (n <= i && n < (1u << 16))
-			n *= 2;
-		p = n > i ? realloc(counts, n * sizeof(*counts)) : NULL;
-		if (!p) {
-			pthread_mutex_unlock(&count_lock);
-			return;		/* cuGraphGetNodes will say NOT_SUPPORTED */
-		}
-		counts = p;
-		memset(counts + ncounts, 0, (n - ncounts) * sizeof(*counts));
-		ncounts = n;
+	if (!tab_grow((void **)&counts, &ncounts, i, sizeof(*counts))) {
+		pthread_mutex_unlock(&count_lock);
+		return false;
 	}
-	counts[i].graph = graph;
-	counts[i].nodes = nodes;
+	/* None: graph_forget took the last one's. */
+	*stale = counts[i].hw;
+	counts[i] = (struct graph_rec){ graph, nodes, hw };
 	pthread_mutex_unlock(&count_lock);
+	return true;
 }
 
 /* -1 when unknown */
@@ -65,21 +144,81 @@ static int64_t graph_nodes(uint64_t graph)
 	return n;
 }
 
-static void graph_forget(uint64_t graph)
+/* The graph's host work, referenced (NULL: none). */
+static struct shim_hostwork *graph_hostwork(uint64_t graph)
 {
 	uint32_t i = AXON_HANDLE_INDEX(graph);
+	struct shim_hostwork *hw = NULL;
 
 	pthread_mutex_lock(&count_lock);
-	if (i < ncounts && counts[i].graph == graph)
-		counts[i].graph = 0;
+	if (i < ncounts && counts[i].graph == graph && (hw = counts[i].hw))
+		shim_hostwork_get(hw);
 	pthread_mutex_unlock(&count_lock);
+	return hw;
 }
 
+/* Forgets the graph; returns its host work's reference to put. */
+static struct shim_hostwork *graph_forget(uint64_t graph)
+{
+	uint32_t i = AXON_HANDLE_INDEX(graph);
+	struct shim_hostwork *hw = NULL;
+
+	pthread_mutex_lock(&count_lock);
+	if (i < ncounts && counts[i].graph == graph) {
+		hw = counts[i].hw;
+		counts[i].graph = 0;
+		counts[i].hw = NULL;
+	}
+	pthread_mutex_unlock(&count_lock);
+	return hw;
+}
+
+/* The exec's host work becomes hw (a reference moves in; NULL: none);
+ * returns the old one's reference to put, through *old. */
+static bool exec_set(uint64_t exec, struct shim_hostwork *hw, struct shim_hostwork **old)
+{
+	uint32_t i = AXON_HANDLE_INDEX(exec);
+
+	*old = NULL;
+	pthread_mutex_lock(&count_lock);
+	if (!hw && (i >= nexecs || execs[i].exec != exec)) {
+		pthread_mutex_unlock(&count_lock);
+		return true;	/* nothing to remember */
+	}
+	if (!tab_grow((void **)&execs, &nexecs, i, sizeof(*execs))) {
+		pthread_mutex_unlock(&count_lock);
+		return false;
+	}
+	if (execs[i].exec == exec)
+		*old = execs[i].hw;
+	execs[i] = (struct exec_rec){ hw ? exec : 0, hw };
+	pthread_mutex_unlock(&count_lock);
+	return true;
+}
+
+static struct shim_hostwork *exec_hostwork(uint64_t exec)
+{
+	uint32_t i = AXON_HANDLE_INDEX(exec);
+	struct shim_hostwork *hw = NULL;
+
+	pthread_mutex_lock(&count_lock);
+	if (i < nexecs && execs[i].exec == exec && (hw = execs[i].hw))
+		shim_hostwork_get(hw);
+	pthread_mutex_unlock(&count_lock);
+	return hw;
+}
+
+/* After fork: the child forgets the records. Their host work is left on
+ * the heap: its staging memory was never the child's (MADV_DONTFORK) and
+ * releasing it would name the parent's regions. */
 void shim_graph_forget(void)
 {
 	free(counts);
 	counts = NULL;
 	ncounts = 0;
+	free(execs);
+	execs = NULL;
+	nexecs = 0;
 	pthread_mutex_init(&count_lock, NULL);
 }
 
@@ -123,9 +262,14 @@ SHIM_EXPORT CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 	return CUDA_SUCCESS;
 }
 
+static CUresult destroy(unsigned int op, uint64_t h);
+
+/* The exec shares the graph's host work (a launch without it would run the
+ * first part only). */
 static CUresult instantiate_daemon(CUgraphExec *out, CUgraph g, unsigned long long flags)
 {
 	struct shim_waiter w = { 0 };
+	struct shim_hostwork *hw, *old;
 	uint64_t h;
 	CUresult r;
 
@@ -134,7 +278,15 @@ static CUresult instantiate_daemon(CUgraphExec *out, CUgraph g, unsigned long lo
 	r = graph_handle(g, &h);
 	if (r)
 		return r;
+	hw = graph_hostwork(h);
 	r = shim_call_obj(AXON_OP_GRAPH_INSTANTIATE, h, flags, 0, &w);
+	if (!r && !exec_set(w.aux[0], hw, &old)) {
+		destroy(AXON_OP_GRAPH_EXEC_DESTROY, w.aux[0]);
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else if (!r) {
+		hw = old;	/* none: a new exec */
+	}
+	shim_hostwork_put(hw);
 	if (!r)
 		*out = (CUgraphExec)(uintptr_t)w.aux[0];
 	return r;
@@ -221,10 +373,18 @@ SHIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *out, CUgraph
 	return instantiate_params(out, g, p);
 }
 
+/*
+ * One GRAPH_LAUNCH, or, for a graph with host work, its parts with the
+ * host functions in between, all under one hold of the lock (unless
+ * shim_sqe or the host functions' completion credit make it wait): other
+ * threads' ops on the stream then go before or after the whole launch.
+ */
 static CUresult graph_launch(CUgraphExec x, CUstream s)
 {
-	struct axon_sqe *sqe;
+	struct shim_hostwork *hw;
+	bool capturing;
 	uint64_t hx, hs;
+	uint32_t k;
 	CUresult r;
 
 	r = exec_handle(x, &hx);
@@ -232,18 +392,22 @@ static CUresult graph_launch(CUgraphExec x, CUstream s)
 		r = shim_stream(s, &hs);
 	if (r)
 		return r;
+	hw = exec_hostwork(hx);
+	capturing = hw && shim_capturing();
+	if (capturing)
+		shim_capture_host_lock();	/* its host nodes may join a capture */
 	shim_lock();
-	sqe = shim_sqe();
-	if (sqe) {
-		sqe->opcode = AXON_OP_GRAPH_LAUNCH;
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		sqe->stream = hs;
-		sqe->obj.handle = hx;
-		shim_stream_next(hs);
-		shim_flush();
+	for (k = 0; !r; k++) {
+		r = launch_part(hx, hs, k);
+		if (r || !hw || k == hw->n)
+			break;
+		r = shim_hostfn_issue_locked(hs, &hw->node[k], hw);
 	}
 	shim_unlock();
-	return sqe ? CUDA_SUCCESS : shim_gone_error();
+	if (capturing)
+		shim_capture_host_unlock();
+	shim_hostwork_put(hw);
+	return r;
 }
 
 SHIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s)
@@ -304,19 +468,25 @@ SHIM_EXPORT CUresult cuGraphDestroy(CUgraph g)
 	r = graph_handle(g, &h);
 	if (r)
 		return r;
-	graph_forget(h);
-	return destroy(AXON_OP_GRAPH_DESTROY, h);
+	/* Launches queued hold their own references to the host work. */
+	r = destroy(AXON_OP_GRAPH_DESTROY, h);
+	shim_hostwork_put(graph_forget(h));
+	return r;
 }
 
 SHIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x)
 {
+	struct shim_hostwork *old;
 	uint64_t h;
 	CUresult r = exec_handle(x, &h);
 
 	if (r)
 		return r;
 	shim_gb_exec_forget(h);	/* made from a built graph: its copy */
-	return destroy(AXON_OP_GRAPH_EXEC_DESTROY, h);
+	r = destroy(AXON_OP_GRAPH_EXEC_DESTROY, h);
+	exec_set(h, NULL, &old);	/* cannot fail without host work */
+	shim_hostwork_put(old);
+	return r;
 }
 
 static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *result)
@@ -331,6 +501,16 @@ static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateRe
 	if (r)
 		return r;
 	r = shim_call_obj(AXON_OP_GRAPH_EXEC_UPDATE, hx, hg, 0, &w);
+	if (!r) {
+		/* Same number of host nodes (the daemon checked): the exec
+		 * runs the graph's host work from now on. The launches queued
+		 * before hold references to the old one. */
+		struct shim_hostwork *hw = graph_hostwork(hg), *old = NULL;
+
+		if (!exec_set(hx, hw, &old))
+			old = hw;	/* cannot be: the exec has a record */
+		shim_hostwork_put(old);
+	}
 	/* The daemon names why an update failed; any other error is ours. */
 	*result = r == CUDA_SUCCESS ? CU_GRAPH_EXEC_UPDATE_SUCCESS
 		  : r == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE ? (CUgraphExecUpdateResult)w.aux[0]

@@ -17,8 +17,11 @@
  * A CUgraph of this kind is the address of a struct gb_graph, a CUgraphNode
  * the address of a struct gb_node; both are checked against the live list
  * before use. Daemon graph handles (type byte 6) never look like these.
- * Memcpy nodes: device to device, one-dimensional (a 3D copy of one row);
- * anything else, and host nodes, child graphs, event nodes: NOT_SUPPORTED.
+ * Memcpy nodes: one-dimensional (a 3D copy of one row), device to device
+ * or between device and host memory (lowered to cuMemcpyHtoDAsync /
+ * cuMemcpyDtoHAsync in the capture, which copy.c makes read or write the
+ * host memory at each launch); anything else, and host nodes, child
+ * graphs, event nodes: NOT_SUPPORTED.
  * One lock (gb_lock) protects everything here; it is never held across a
  * call into the rest of the shim.
  */
@@ -44,7 +47,15 @@ struct gb_node {
 			size_t args_size;
 		} k;
 		CUDA_MEMSET_NODE_PARAMS m;
-		struct { CUdeviceptr dst, src; size_t len; } c;
+		/* host_dst / host_src: that side is host memory, at dst_host
+		 * / src_host */
+		struct {
+			CUdeviceptr dst, src;
+			size_t len;
+			void *dst_host;
+			const void *src_host;
+			bool host_dst, host_src;
+		} c;
 	};
 };
 
@@ -362,7 +373,8 @@ SHIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUg
 	return add_node(out, g, deps, ndeps, n);
 }
 
-/* Device to device, one row: what a graph of the daemon can hold. */
+/* One row, device to device or between device and host memory: what the
+ * capture of a stream can hold. */
 static bool is_device(CUmemorytype t)
 {
 	return t == CU_MEMORYTYPE_DEVICE || t == CU_MEMORYTYPE_UNIFIED;
@@ -371,17 +383,24 @@ static bool is_device(CUmemorytype t)
 SHIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 					  size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
 {
+	bool src_host, dst_host;
 	struct gb_node *n;
 
 	(void)ctx;
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!is_device(p->srcMemoryType) || !is_device(p->dstMemoryType) ||
+	src_host = p->srcMemoryType == CU_MEMORYTYPE_HOST;
+	dst_host = p->dstMemoryType == CU_MEMORYTYPE_HOST;
+	if ((!src_host && !is_device(p->srcMemoryType)) ||
+	    (!dst_host && !is_device(p->dstMemoryType)) || (src_host && dst_host) ||
 	    (p->Height > 1) || (p->Depth > 1) || p->srcXInBytes || p->srcY || p->srcZ ||
 	    p->dstXInBytes || p->dstY || p->dstZ || p->srcLOD || p->dstLOD) {
-		shim_log("cuGraphAddMemcpyNode: only one-row device-to-device copies are served");
+		shim_log("cuGraphAddMemcpyNode: only one-row copies to or from device memory "
+			 "are served");
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
+	if (p->WidthInBytes && ((src_host && !p->srcHost) || (dst_host && !p->dstHost)))
+		return CUDA_ERROR_INVALID_VALUE;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -389,6 +408,10 @@ SHIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUg
 	n->c.dst = p->dstDevice;
 	n->c.src = p->srcDevice;
 	n->c.len = p->WidthInBytes;
+	n->c.dst_host = dst_host ? p->dstHost : NULL;
+	n->c.src_host = src_host ? p->srcHost : NULL;
+	n->c.host_dst = dst_host;
+	n->c.host_src = src_host;
 	return add_node(out, g, deps, ndeps, n);
 }
 
@@ -729,7 +752,12 @@ static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
 			r = lower_memset(s, &n->m);
 			break;
 		case CU_GRAPH_NODE_TYPE_MEMCPY:
-			r = cuMemcpyDtoDAsync_v2(n->c.dst, n->c.src, n->c.len, s);
+			if (n->c.host_src)
+				r = cuMemcpyHtoDAsync_v2(n->c.dst, n->c.src_host, n->c.len, s);
+			else if (n->c.host_dst)
+				r = cuMemcpyDtoHAsync_v2(n->c.dst_host, n->c.src, n->c.len, s);
+			else
+				r = cuMemcpyDtoDAsync_v2(n->c.dst, n->c.src, n->c.len, s);
 			break;
 		default:
 			break;		/* empty: ordering only, which the order gives */

@@ -31,6 +31,11 @@
  * synchronous calls. The driver's own queue blocks the caller the same
  * way once it is full, only deeper.
  *
+ * cuLaunchHostFunc on a capturing stream adds a host node to the capture
+ * instead (capture.c; cuStreamAddCallback is refused there, as natively);
+ * the graph's launches run it as above, between the parts of the graph
+ * (graph.c: shim_hostfn_issue_locked).
+ *
  * A forked child has no callback thread and forgets the parent's records
  * (conn.c); its own cuInit starts over.
  */
@@ -46,6 +51,9 @@ struct hostfn {
 	void *user;
 	CUstream stream;		/* as the caller named it (for cb) */
 	uint64_t h;			/* its daemon handle */
+	/* A graph launch's: the host work fn and user belong to (a
+	 * reference, put once the function ran). */
+	struct shim_hostwork *keep;
 	struct hostfn *next;
 };
 
@@ -136,6 +144,10 @@ static void *callback_thread(void *arg)
 				status = (CUresult)axon_read_once(&shim.ring.dpage->pending_error);
 			shim_unlock();
 			run(p, status);
+			/* No lock held: the last put frees staging memory. The
+			 * parts after this function still read it in the
+			 * daemon, which lets it go only after them. */
+			shim_hostwork_put(p->keep);
 			shim_lock();
 			__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER], 1,
 					   __ATOMIC_RELEASE);
@@ -157,6 +169,7 @@ static void *callback_thread(void *arg)
 				head = p->next;
 				shim_unlock();
 				run(p, shim_gone_error());
+				shim_hostwork_put(p->keep);
 				shim_lock();
 				__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER],
 						   1, __ATOMIC_RELEASE);
@@ -168,22 +181,17 @@ static void *callback_thread(void *arg)
 	return NULL;
 }
 
-static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user)
+/* Queues the WAIT of a host function on stream h; shim.lock held. keep:
+ * see struct hostfn (a reference is taken). */
+static CUresult enqueue_locked(CUstream s, uint64_t h, CUhostFn fn, CUstreamCallback cb,
+			       void *user, struct shim_hostwork *keep)
 {
 	struct axon_sqe *sqe;
 	struct hostfn *p;
 	pthread_attr_t attr;
 	pthread_t t;
-	uint64_t h;
 	CUresult r;
 
-	if (!fn && !cb)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = shim_stream(s, &h);
-	if (!r)
-		r = shim_capture_check_stream(h);	/* host nodes: not yet */
-	if (r)
-		return r;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -192,13 +200,11 @@ static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user
 	p->user = user;
 	p->stream = s;
 	p->h = h;
-	shim_lock();
 	if (!thread_started) {
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		if (pthread_create(&t, &attr, callback_thread, NULL)) {
 			pthread_attr_destroy(&attr);
-			shim_unlock();
 			free(p);
 			return CUDA_ERROR_OUT_OF_MEMORY;
 		}
@@ -208,16 +214,18 @@ static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user
 	while (waiting() >= (shim.ring.cq_entries / 4 ? shim.ring.cq_entries / 4 : 1)) {
 		r = shim_reap_once();
 		if (r) {
-			shim_unlock();
 			free(p);
 			return r;
 		}
 	}
 	sqe = shim_sqe();
 	if (!sqe) {
-		shim_unlock();
 		free(p);
 		return shim_gone_error();
+	}
+	if (keep) {
+		shim_hostwork_get(keep);
+		p->keep = keep;
 	}
 	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_WAIT, 0);
 	sqe->stream = h;
@@ -231,14 +239,83 @@ static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user
 	shim_flush();
 	/* The callback thread may be asleep with nothing to wait for. */
 	pthread_cond_broadcast(&shim.cond);
-	shim_unlock();
 	return CUDA_SUCCESS;
+}
+
+static CUresult enqueue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user)
+{
+	uint64_t h;
+	CUresult r;
+
+	if (!fn && !cb)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream(s, &h);
+	/* A legacy callback cannot be captured (the driver refuses it too). */
+	if (!r && cb)
+		r = shim_capture_check_stream(h);
+	if (r)
+		return r;
+	shim_lock();
+	r = enqueue_locked(s, h, fn, cb, user, NULL);
+	shim_unlock();
+	return r;
+}
+
+CUresult shim_hostfn_issue_locked(uint64_t h, const struct shim_hostnode *n,
+				  struct shim_hostwork *keep)
+{
+	struct shim_hostnode c = { .fn = n->fn, .arg = n->arg, .keep = keep };
+	uint32_t index;
+	int taken;
+
+	if (shim_capturing()) {
+		/* Into the capture, as a node of its own that borrows fn and
+		 * arg from keep. */
+		shim_hostwork_get(keep);
+		taken = shim_capture_host_add_locked(h, &c, 2, &index);
+		if (taken > 0)
+			return shim_capture_host_send_locked(h, index);
+		shim_hostwork_unget(keep);	/* the caller holds one */
+		if (taken < 0)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return enqueue_locked(NULL, h, c.fn, NULL, c.arg, keep);
+}
+
+/* In a capture: a host node (the graph's launches run it). */
+static CUresult host_node(uint64_t h, CUhostFn fn, void *user, bool *taken)
+{
+	struct shim_hostnode n = { .fn = fn, .arg = user };
+	uint32_t index;
+	CUresult r = CUDA_SUCCESS;
+	int k;
+
+	shim_capture_host_lock();
+	shim_lock();
+	k = shim_capture_host_add_locked(h, &n, 0, &index);
+	if (k > 0)
+		r = shim_capture_host_send_locked(h, index);
+	shim_unlock();
+	shim_capture_host_unlock();
+	*taken = k != 0;
+	return k < 0 ? CUDA_ERROR_OUT_OF_MEMORY : r;
 }
 
 SHIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user)
 {
+	bool taken = false;
+	uint64_t h;
+	CUresult r;
+
 	if (!fn)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (shim_capturing()) {
+		r = shim_stream(s, &h);
+		if (!r)
+			r = host_node(h, fn, user, &taken);
+		if (r || taken)
+			return r;
+	}
 	return enqueue(s, fn, NULL, user);
 }
 

@@ -308,11 +308,14 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	return CUDA_SUCCESS;
 }
 
+/* An allocation of either kind into the table (undone if it cannot be). */
+static CUresult alloc_add(void *p, size_t bytesize, unsigned int flags, bool shared,
+			  size_t map_len, uint64_t devptr);
+
 SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 {
 	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
 				   CU_MEMHOSTALLOC_WRITECOMBINED;
-	struct host_range *hr;
 	struct shim_ctx *sc;
 	uint64_t devptr = 0;
 	size_t map_len = 0;
@@ -336,6 +339,36 @@ SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int fla
 	} else if (r) {
 		return r;
 	}
+	r = alloc_add(p, bytesize, flags, shared, map_len, devptr);
+	if (!r)
+		*pp = p;
+	return r;
+}
+
+/* The staging memory of captured copies (copy.c): shared or nothing. */
+CUresult shim_hostmem_alloc_shared(size_t len, void **out)
+{
+	uint64_t devptr = 0;
+	size_t map_len = 0;
+	void *p = NULL;
+	CUresult r;
+
+	if (!len)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_once(&atfork_once, install_atfork);
+	r = shared_alloc(len, 0, &p, &map_len, &devptr);
+	if (!r)
+		r = alloc_add(p, len, 0, true, map_len, devptr);
+	if (!r)
+		*out = p;
+	return r;
+}
+
+static CUresult alloc_add(void *p, size_t bytesize, unsigned int flags, bool shared,
+			  size_t map_len, uint64_t devptr)
+{
+	struct host_range *hr;
+
 	pthread_mutex_lock(&host_lock);
 	hr = add(p, bytesize, flags, true);
 	if (hr) {
@@ -355,7 +388,6 @@ SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int fla
 		}
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	*pp = p;
 	return CUDA_SUCCESS;
 }
 

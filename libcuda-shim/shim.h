@@ -147,6 +147,10 @@ uint64_t shim_data_max(void);
  * the daemon (copies then name it directly). Takes its own lock: call
  * without shim.lock. */
 bool shim_hostmem_shared(const void *p, size_t len);
+/* len bytes of pinned memory shared with the daemon, as cuMemHostAlloc
+ * makes it (freed with cuMemFreeHost); CUDA_ERROR_NOT_SUPPORTED where
+ * none can be shared. No lock held. */
+CUresult shim_hostmem_alloc_shared(size_t len, void **out);
 /* cuPointerGetAttribute for host memory the shim allocated or registered. */
 CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
 
@@ -222,8 +226,77 @@ static inline CUresult shim_capture_ctx_sync(void)
 void shim_capture_note_record(uint64_t event, uint64_t stream);
 void shim_capture_note_wait(uint64_t stream, uint64_t event);
 void shim_capture_forget(void);		/* forked child */
-/* graph.c: the node count CAPTURE_END reported, for cuGraphGetNodes. */
-void shim_graph_note(uint64_t graph, uint64_t nodes);
+/* Whether the stream belongs to an open capture (one lock, no crossing). */
+bool shim_stream_capturing(uint64_t stream);
+/* The capture of the stream fails at its end (no error now). */
+void shim_capture_invalidate(uint64_t stream);
+
+/*
+ * The host side of a captured graph (graph.c): host functions the daemon's
+ * graph cannot run, which cut it into parts (HOST_FUNC NODE); a launch
+ * runs part 0, host function 0, part 1, ... with the functions run by the
+ * callback thread as ordinary host functions (hostfunc.c), so that the
+ * stream's later work waits for each.
+ *
+ * A node: the program's own cuLaunchHostFunc in a capture, the host side
+ * of a copy between a capturing stream and memory the daemon cannot see
+ * (copy.c stages it through pinned memory shared with the daemon, which
+ * the node then owns), or a node of a graph launched into the capture
+ * (keep: that graph's host work, which fn and arg belong to).
+ */
+struct shim_hostwork;
+struct shim_hostnode {
+	void (*fn)(void *);
+	void *arg;
+	bool free_arg;			/* arg is ours (malloc) */
+	void *stage;			/* shared pinned memory (cuMemFreeHost) */
+	struct shim_hostwork *keep;	/* a reference */
+};
+/*
+ * Reference-counted: by its graph, each exec made or updated from it, each
+ * of a launch's host functions not yet run, each capture that took a node
+ * of it. The last put frees the nodes and their memory: with no shim lock
+ * held. Nodes are only added while the capture is open.
+ */
+struct shim_hostwork {
+	unsigned int refs;
+	struct shim_hostnode *node;	/* node k runs between parts k and k + 1 */
+	uint32_t n, cap;
+	/* The daemon's nodes the driver would not count (cuGraphGetNodes):
+	 * a staged copy's host node, the parts and host nodes of a graph
+	 * launched into the capture beyond its one child node. */
+	uint32_t hidden;
+};
+void shim_hostwork_get(struct shim_hostwork *hw);
+void shim_hostwork_put(struct shim_hostwork *hw);
+/* A put that cannot be the last (the caller holds another): any lock. */
+void shim_hostwork_unget(struct shim_hostwork *hw);
+/* Frees what n owns (a node never added); no shim lock held. */
+void shim_hostnode_release(struct shim_hostnode *n);
+
+/*
+ * capture.c: host nodes in a capture. While any capture is open, whoever
+ * adds one holds the host-node lock (before shim.lock) from adding it to
+ * sending its HOST_FUNC NODE, so that the daemon numbers the nodes in the
+ * order they were added (shim_sqe may drop shim.lock).
+ */
+void shim_capture_host_lock(void);
+void shim_capture_host_unlock(void);
+/* shim.lock held: if the stream captures, n joins its capture (which then
+ * owns what n owns) as node *index, counting hidden of the daemon's nodes
+ * as not the driver's: 1; 0 when the stream does not capture; -1 out of
+ * memory (the capture is then invalidated). */
+int shim_capture_host_add_locked(uint64_t stream, const struct shim_hostnode *n,
+				 uint32_t hidden, uint32_t *index);
+/* ...then its place among the stream's ops (HOST_FUNC NODE). */
+CUresult shim_capture_host_send_locked(uint64_t stream, uint32_t index);
+
+/* graph.c: the node count CAPTURE_END reported (less what the driver
+ * would not count), for cuGraphGetNodes, and the graph's host work (the
+ * reference moves in; *stale: one left in the record, to put). False when
+ * out of memory. Callable with shim.lock held. */
+bool shim_graph_note(uint64_t graph, uint64_t nodes, struct shim_hostwork *hw,
+		     struct shim_hostwork **stale);
 void shim_graph_forget(void);		/* forked child */
 /* graphbuild.c: graphs built node by node, lowered to a capture. */
 bool shim_gb_owns(CUgraph g);
@@ -249,6 +322,12 @@ void shim_events_forget(void);
  * (cuStreamQuery is NOT_READY while any is); forked child forgets them. */
 bool shim_hostfns_pending(uint64_t stream);
 void shim_hostfns_forget(void);
+/* A launch's host node k (graph.c): shim.lock held (and the host-node
+ * lock while any capture is open). Queued as a host function of the
+ * stream, or, on a capturing stream, a node of that capture; either
+ * takes a reference to keep, whose node n is. */
+CUresult shim_hostfn_issue_locked(uint64_t stream, const struct shim_hostnode *n,
+				  struct shim_hostwork *keep);
 
 /* devout.c: write the device output (kernel printf) the daemon holds for
  * us to stdout; at CUDA's flush points, with shim.lock not held. */

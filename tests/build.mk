@@ -19,6 +19,7 @@ IT_CLIENTS      += mempool vmm
 IT_CLIENTS      += pinned
 IT_CLIENTS      += launchex hostfn
 IT_CLIENTS      += mathlibs
+IT_CLIENTS      += graphcopy
 IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
 IT_CUCLIENT_OBJ := $(IT_OBJDIR)/cuclient.o
 
@@ -27,6 +28,7 @@ IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl
 IT_TESTS        += mempool vmm
 IT_TESTS        += pinned
 IT_TESTS        += launchex hostfn launchraw
+IT_TESTS        += graphcopy
 IT_TESTS        += mathlibs
 IT_TESTS        += restart isolation
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)

@@ -499,6 +499,7 @@ static CUresult issue(struct work *w, CUstream cs)
 	case WORK_CAPTURE_END:
 	case WORK_GRAPH_LAUNCH:
 	case WORK_GRAPH_UPDATE:
+	case WORK_HOST_NODE:
 		return cuda_graph_issue(w, cs);
 	}
 	return CUDA_ERROR_UNKNOWN;

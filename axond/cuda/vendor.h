@@ -38,7 +38,10 @@
 	X(cuStreamSynchronize) \
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)			\
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
-	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)
+	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)	\
+	X(cuLaunchHostFunc) X(cuGraphGetEdges) X(cuGraphNodeGetType)	\
+	X(cuGraphHostNodeGetParams) X(cuGraphClone) X(cuGraphNodeFindInClone) \
+	X(cuGraphDestroyNode)
 
 struct vendor {
 	void *dl;

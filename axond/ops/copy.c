@@ -60,6 +60,8 @@ enum op_status op_memcpy(struct op_ctx *o)
 	w->copy.src = src;
 	w->copy.len = len;
 	w->copy.host = host;
+	/* A stream capture keeps these, not staged ones (ops/graph.c). */
+	w->copy.shared = hflags != 0;
 	return work_submit(o, w);
 }
 

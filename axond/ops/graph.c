@@ -7,9 +7,14 @@
  * The daemon captures, not the shim: the client's stream-ordered ops go to
  * the daemon as usual and the backend turns the ones tagged with a capture
  * into graph nodes (axond/graph.h). Everything a graph's nodes name (kernel
- * functions, memset and copy ranges) is kept in its refs and checked again
- * at each launch, so a graph can never run a function of an unloaded
- * module or touch memory the client freed since.
+ * functions, memset and copy ranges, the shared host regions of copies) is
+ * kept in its refs and checked again at each launch, so a graph can never
+ * run a function of an unloaded module or touch memory the client freed
+ * since.
+ *
+ * Host functions captured (HOST_FUNC NODE) cut the graph into parts; the
+ * client launches them one at a time and runs its functions in between
+ * (graph.h).
  *
  * A client's graph state lives in struct graph_client, made on its first
  * graph op; clients that never capture pay one pointer test per work item.
@@ -19,6 +24,7 @@
 #include <cuda.h>
 
 #include "ops.h"
+#include "hostmem.h"
 #include "../graph.h"
 
 /* A stream in an open capture. */
@@ -42,6 +48,7 @@ struct graph_client {
 	uint32_t ncs, capcs;
 	struct capture_event *ce;	/* their events */
 	uint32_t nce, capce;
+	struct graph_update *updates;	/* in flight (graph.h) */
 };
 
 #define GRAPH_MAX	(1u << 16)	/* graphs, and execs, per client */
@@ -129,6 +136,18 @@ static bool refs_add_range(struct graph_refs *r, uint64_t addr, uint64_t len)
 	return true;
 }
 
+static bool refs_add_host(struct graph_refs *r, uint64_t addr, uint64_t len,
+			  const unsigned char *map)
+{
+	if (r->nhosts && r->hosts[r->nhosts - 1].addr == addr &&
+	    r->hosts[r->nhosts - 1].len == len && r->hosts[r->nhosts - 1].map == map)
+		return true;
+	if (!grow((void **)&r->hosts, &r->caphosts, r->nhosts, sizeof(*r->hosts)))
+		return false;
+	r->hosts[r->nhosts++] = (struct graph_host){ .addr = addr, .len = len, .map = map };
+	return true;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -145,10 +164,29 @@ static int cmp_range(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+static int cmp_host(const void *a, const void *b)
+{
+	const struct graph_host *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->map < y->map ? -1 : x->map > y->map;
+}
+
 /* Sorts and drops duplicates, so a launch checks each object once. */
 static void refs_normalize(struct graph_refs *r)
 {
 	uint32_t i, n;
+
+	if (r->nhosts > 1) {
+		qsort(r->hosts, r->nhosts, sizeof(*r->hosts), cmp_host);
+		for (i = 1, n = 1; i < r->nhosts; i++)
+			if (cmp_host(&r->hosts[i], &r->hosts[n - 1]))
+				r->hosts[n++] = r->hosts[i];
+		r->nhosts = n;
+	}
 
 	if (r->nfuncs > 1) {
 		qsort(r->funcs, r->nfuncs, sizeof(*r->funcs), cmp_u64);
@@ -176,6 +214,10 @@ static bool refs_merge(struct graph_refs *dst, const struct graph_refs *src)
 	for (i = 0; i < src->nranges; i++)
 		if (!refs_add_range(dst, src->ranges[i].addr, src->ranges[i].len))
 			return false;
+	for (i = 0; i < src->nhosts; i++)
+		if (!refs_add_host(dst, src->hosts[i].addr, src->hosts[i].len,
+				   src->hosts[i].map))
+			return false;
 	refs_normalize(dst);
 	return true;
 }
@@ -184,6 +226,7 @@ static void refs_free(struct graph_refs *r)
 {
 	free(r->funcs);
 	free(r->ranges);
+	free(r->hosts);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -196,6 +239,15 @@ static int32_t refs_check(struct client *c, const struct graph_refs *r)
 	for (i = 0; i < r->nfuncs; i++)
 		if (!func_lookup(c, r->funcs[i]))
 			return CUDA_ERROR_INVALID_HANDLE;
+	/*
+	 * A copy node reads or writes the mapping it was made with: the
+	 * region must still be registered and show that range there (a
+	 * region unregistered is unmapped only after the work queued before
+	 * its unregistration, which includes this launch).
+	 */
+	for (i = 0; i < r->nhosts; i++)
+		if (hostmem_translate(c, r->hosts[i].addr, r->hosts[i].len) != r->hosts[i].map)
+			return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&c->alloc_lock);
 	for (i = 0; i < r->nranges && !res; i++)
 		if (!rangemap_find_span(&c->allocs, r->ranges[i].addr,
@@ -298,6 +350,23 @@ static void add_node(struct graph *g, struct graph_member *m, struct work *w)
 		ok = refs_add_range(&g->refs, w->copy.dst, w->copy.len) &&
 		     refs_add_range(&g->refs, w->copy.src, w->copy.len);
 		break;
+	case WORK_HTOD:
+		ok = refs_add_range(&g->refs, w->copy.dst, w->copy.len) &&
+		     refs_add_host(&g->refs, w->copy.src, w->copy.len, w->copy.host);
+		break;
+	case WORK_DTOH:
+		ok = refs_add_host(&g->refs, w->copy.dst, w->copy.len, w->copy.host) &&
+		     refs_add_range(&g->refs, w->copy.src, w->copy.len);
+		break;
+	case WORK_HOST_NODE:
+		/* The shim numbers its host nodes as it sends them: the same
+		 * order, or the parts would not be the ones it runs. */
+		if (w->host_node.index != g->nhost) {
+			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+			return;
+		}
+		g->nhost++;
+		break;
 	case WORK_MEMSET: {
 		uint64_t row = w->memset.width * w->memset.elem_size;
 
@@ -322,12 +391,23 @@ static void add_node(struct graph *g, struct graph_member *m, struct work *w)
 	g->nnodes++;
 }
 
+/* A host node only means something in a capture: elsewhere it fails. */
+static void not_captured(struct work *w)
+{
+	if (w->type != WORK_HOST_NODE)
+		return;
+	w->type = WORK_ADVANCE;
+	w->res = CUDA_ERROR_ILLEGAL_STATE;
+}
+
 /*
  * Called by work_submit for every item, before the backend sees it. Tags
- * the items of capturing streams with their graph, follows forks and joins
- * through events, and refuses what a graph cannot hold: host copies (their
- * host side is a data-area buffer the shim reuses, stale at any replay),
- * a wait on work outside the capture, a merge of two captures.
+ * the items of capturing streams with their graph (and the part of it,
+ * after the host nodes taken so far), follows forks and joins through
+ * events, and refuses what a graph cannot hold: host copies staged in the
+ * data area (their host side is a buffer the shim reuses, stale at any
+ * replay; copies of shared host regions are nodes), a wait on work
+ * outside the capture, a merge of two captures.
  */
 void graph_capture_track(struct axond *d, struct work *w)
 {
@@ -339,18 +419,22 @@ void graph_capture_track(struct axond *d, struct work *w)
 	struct graph *g;
 
 	(void)d;
-	if (!gc || !gc->ncapturing || !w->stream)
+	if (!gc || !gc->ncapturing || !w->stream) {
+		not_captured(w);
 		return;
+	}
 	switch (w->type) {
 	case WORK_ADVANCE: case WORK_HTOD: case WORK_DTOH: case WORK_DTOD:
 	case WORK_MEMSET: case WORK_LAUNCH: case WORK_EVENT_RECORD:
 	case WORK_WAIT_EVENT: case WORK_MARKER: case WORK_GRAPH_LAUNCH:
+	case WORK_HOST_NODE:
 		break;
 	default:
 		return;		/* the capture's own items, device-wide items */
 	}
 	cs = cs_find(gc, w->stream->handle);
 	if (!cs) {
+		not_captured(w);
 		/* Not capturing: a record here makes the event an outside one;
 		 * a wait on an event of an open capture forks this stream in. */
 		if (w->type == WORK_EVENT_RECORD) {
@@ -371,20 +455,27 @@ void graph_capture_track(struct axond *d, struct work *w)
 			return;
 		}
 		w->capture = g;
+		w->capture_seg = g->nhost;
 		return;
 	}
 	g = graph_lookup(c, cs->graph);
 	m = g ? member_of(g, w->stream->handle) : NULL;
-	if (!m)
+	if (!m) {
+		not_captured(w);
 		return;		/* cannot happen: members and cs change together */
+	}
 	w->capture = g;
+	w->capture_seg = g->nhost;
 	switch (w->type) {
 	case WORK_ADVANCE:	/* an op that failed its checks */
 		invalidate(g, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 		break;
 	case WORK_HTOD:
 	case WORK_DTOH:
-		refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+		if (w->copy.shared)
+			add_node(g, m, w);
+		else
+			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 		break;
 	case WORK_EVENT_RECORD:
 		ce = ce_find(gc, w->event.event->handle);
@@ -607,6 +698,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 	x->ctx = g->ctx;
 	x->device = g->device;
 	x->nnodes = g->nnodes;
+	x->nhost = g->nhost;
 	if (handle_alloc(&c->graphs->execs, AXON_HANDLE_GRAPH_EXEC, x, &x->handle))
 		goto err_oom;
 	res = o->d->backend->graph_instantiate(o->d, c, g, x, o->sqe->obj.arg0);
@@ -628,6 +720,7 @@ err_oom:
 	return OP_COMPLETE;
 }
 
+/* obj.arg0: which part (graph.h); a graph with no host node has one. */
 enum op_status op_graph_launch(struct op_ctx *o)
 {
 	struct graph_exec *x = exec_lookup(o->c, o->sqe->obj.handle);
@@ -638,6 +731,10 @@ enum op_status op_graph_launch(struct op_ctx *o)
 		return OP_COMPLETE;
 	if (!x || x->ctx != o->stream->ctx->handle) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;
+		return OP_COMPLETE;
+	}
+	if (o->sqe->obj.arg0 > x->nhost) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
 	res = refs_check(o->c, &x->refs);
@@ -651,6 +748,7 @@ enum op_status op_graph_launch(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	w->graph.exec = x;
+	w->graph.seg = (uint32_t)o->sqe->obj.arg0;
 	return work_submit(o, w);
 }
 
@@ -710,11 +808,48 @@ enum op_status op_graph_exec_destroy(struct op_ctx *o)
  * driver does not synchronise a graph exec between threads, and launches
  * already queued must run the old parameters.
  */
+/* Unlinks u from the client's updates in flight. */
+static void update_unlink(struct graph_client *gc, struct graph_update *u)
+{
+	struct graph_update **pp;
+
+	for (pp = &gc->updates; *pp; pp = &(*pp)->next) {
+		if (*pp == u) {
+			*pp = u->next;
+			break;
+		}
+	}
+}
+
+/*
+ * Dispatcher, once the update ran (its work item's done_fn), just before
+ * its completion: a successful one leaves the exec naming what its new
+ * graph names only, so that memory only the old graph named (the staging
+ * memory of its host copies, say) may go as soon as the client knows,
+ * without failing the exec's launches. The exec is still there: its
+ * destruction is released after the work queued before it.
+ */
+static void update_ran(struct axond *d, struct client *c, void *obj)
+{
+	struct graph_update *u = obj;
+
+	(void)d;
+	update_unlink(c->graphs, u);
+	if (u->res == CUDA_SUCCESS) {
+		refs_free(&u->exec->refs);
+		u->exec->refs = u->refs;
+	} else {
+		refs_free(&u->refs);
+	}
+	free(u);
+}
+
 enum op_status op_graph_exec_update(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct graph_exec *x = exec_lookup(c, o->sqe->obj.handle);
 	struct graph *g = graph_lookup(c, o->sqe->obj.arg0);
+	struct graph_update *u;
 	struct work *w;
 
 	if (!graphs_built(o))
@@ -733,7 +868,7 @@ enum op_status op_graph_exec_update(struct op_ctx *o)
 		o->res = o->ctx ? CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE : CUDA_ERROR_INVALID_CONTEXT;
 		return OP_COMPLETE;
 	}
-	if (g->nnodes != x->nnodes) {
+	if (g->nnodes != x->nnodes || g->nhost != x->nhost) {
 		o->aux[0] = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
 		o->res = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
 		return OP_COMPLETE;
@@ -743,16 +878,28 @@ enum op_status op_graph_exec_update(struct op_ctx *o)
 		return OP_COMPLETE;
 	/*
 	 * The exec may run either graph's parameters from here on (the
-	 * update can still fail on the executor), so launches check both.
+	 * update can still fail on the executor), so launches check both,
+	 * until update_ran knows.
 	 */
 	w = graph_work(o, o->ctx->default_stream, WORK_GRAPH_UPDATE);
-	if (!w || !refs_merge(&x->refs, &g->refs)) {
+	u = calloc(1, sizeof(*u));
+	if (!w || !u || !refs_merge(&u->refs, &g->refs) || !refs_merge(&x->refs, &g->refs)) {
 		free(w);
+		if (u)
+			refs_free(&u->refs);
+		free(u);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
+	u->exec = x;
+	u->res = CUDA_ERROR_UNKNOWN;	/* the backend never ran it */
+	u->next = c->graphs->updates;
+	c->graphs->updates = u;
 	w->graph.graph = g;
 	w->graph.exec = x;
+	w->graph.update = u;
+	w->done_fn = update_ran;
+	w->done_obj = u;
 	return work_submit(o, w);
 }
 
@@ -775,6 +922,14 @@ void graph_client_fini(struct axond *d, struct client *c)
 		graph_free(d, c, obj);
 	handle_table_destroy(&gc->graphs);
 	handle_table_destroy(&gc->execs);
+	/* Updates whose release never ran (a dead client's are skipped). */
+	while (gc->updates) {
+		struct graph_update *u = gc->updates;
+
+		gc->updates = u->next;
+		refs_free(&u->refs);
+		free(u);
+	}
 	free(gc->cs);
 	free(gc->ce);
 	free(gc);

@@ -27,6 +27,11 @@
  * queue limit must not stop the DONE that would release them); they are
  * plain memory of the client, handed to the backend (which drops a dead
  * client's work) when the client goes away.
+ *
+ * HOST_FUNC NODE is a host function issued to a capturing stream: nothing
+ * runs or waits, it only cuts the graph being captured where it stands
+ * (ops/graph.c); the client runs the function at each launch, between the
+ * parts, through WAIT and DONE again.
  */
 #include <stdlib.h>
 #include <cuda.h>
@@ -178,7 +183,29 @@ enum op_status op_host_func(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_HANDLE;
 		return OP_COMPLETE;
 	}
+	/* Only a NODE has a number. */
+	if (a->arg1 && a->arg0 != AXON_HOST_FUNC_NODE) {
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
 	switch (a->arg0) {
+	case AXON_HOST_FUNC_NODE:
+		/* In a capture, as its node (checked by graph_capture_track,
+		 * which refuses it anywhere else). */
+		if (a->handle || a->arg1 > UINT32_MAX) {
+			o->res = CUDA_ERROR_INVALID_VALUE;
+			return OP_COMPLETE;
+		}
+		o->stream = s;
+		w = work_new(o, WORK_HOST_NODE);
+		if (!w) {
+			o->stream = NULL;
+			o->res = CUDA_ERROR_OUT_OF_MEMORY;
+			return OP_COMPLETE;
+		}
+		w->counts = false;
+		w->host_node.index = (uint32_t)a->arg1;
+		return work_submit(o, w);
 	case AXON_HOST_FUNC_WAIT:
 		/* Its completion is the point of it. */
 		if (o->deferred || a->handle) {

@@ -73,9 +73,10 @@ const struct op_def op_table[AXON_OP_LAST] = {
 				  .zero = W(1) | W(2) | W(3) | W(4) },
 	[AXON_OP_GRAPH_INSTANTIATE] = { "GRAPH_INSTANTIATE", op_graph_instantiate, 0,
 					.zero = W(2) | W(3) | W(4) },
+	/* obj.arg0 (W1): the part of a graph cut by host nodes */
 	[AXON_OP_GRAPH_LAUNCH] = { "GRAPH_LAUNCH", op_graph_launch,
 				   OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				   .zero = W(1) | W(2) | W(3) | W(4) },
+				   .zero = W(2) | W(3) | W(4) },
 	[AXON_OP_GRAPH_DESTROY] = { "GRAPH_DESTROY", op_graph_destroy, OPF_DEFERRABLE,
 				    .zero = W(1) | W(2) | W(3) | W(4) },
 	[AXON_OP_GRAPH_EXEC_DESTROY] = { "GRAPH_EXEC_DESTROY", op_graph_exec_destroy,
@@ -90,10 +91,11 @@ const struct op_def op_table[AXON_OP_LAST] = {
 				    .zero = W(3) | W(4) },
 	[AXON_OP_TENSOR_MAP_ENCODE] = { "TENSOR_MAP_ENCODE", op_tensor_map_encode, 0,
 					.zero = W(1) | W(2) | W(4) },
-	/* Not OPF_STREAM: a host function takes no place in the sequence. */
+	/* Not OPF_STREAM: a host function takes no place in the sequence.
+	 * obj.arg1 (W2): a NODE's number, checked by op_host_func. */
 	[AXON_OP_HOST_FUNC] = { "HOST_FUNC", op_host_func,
 				OPF_DEFERRABLE | OPF_NAMES_STREAM,
-				.zero = W(2) | W(3) | W(4) },
+				.zero = W(3) | W(4) },
 	[AXON_OP_HOSTMEM_REGISTER] = { "HOSTMEM_REGISTER", op_hostmem_register, 0,
 				    .zero = 0 },
 	[AXON_OP_HOSTMEM_UNREGISTER] = { "HOSTMEM_UNREGISTER", op_hostmem_unregister,

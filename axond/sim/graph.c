@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * Graphs in the sim: a captured graph is the list of its nodes (copies of
- * the work items the capture took, in the order the executor met them);
- * a graph exec is its own copy of that list; a launch replays the list, in
- * order, on the executor, as part of the launching stream's one item.
+ * the work items the capture took, in the order the executor met them,
+ * each with its part: the host nodes submitted before it, graph.h); a
+ * graph exec is its own copy of that list, sorted by part (stably); a
+ * launch replays one part, in order, on the executor, as part of the
+ * launching stream's one item. Host nodes themselves leave nothing here:
+ * the client runs them between the parts.
  *
  * Submission order is a topological order of the captured dependencies
  * (an item is only submitted after everything it depends on), so replaying
  * the nodes in that order on one stream runs the same graph the driver
  * would, minus the concurrency between its branches. A graph launched into
- * a capture is inlined (its nodes are copied), where the driver would add a
- * child-graph node.
+ * a capture is inlined (the nodes of the part launched are copied), where
+ * the driver would add a child-graph node. Copies to and from shared host
+ * regions keep the daemon's pointer to the region; launches check that it
+ * is still what the region shows (ops/graph.c).
  *
  * Threads: the executor appends nodes while capturing and replays and
  * updates exec lists; the dispatcher copies a graph's list into an exec at
@@ -27,9 +32,14 @@
 #include "sim.h"
 
 struct sim_nodes {
-	struct work *node;	/* type and parameters; client, stream unused */
+	/* type, parameters and capture_seg; client, stream unused */
+	struct work *node;
 	uint32_t n, cap;
 	int32_t error;		/* capture: a node could not be kept */
+	/* An exec's: node[] sorted by part, part k is node[start[k]] up to
+	 * node[start[k + 1]]; nparts + 1 entries. NULL for a graph's list. */
+	uint32_t *start;
+	uint32_t nparts;
 };
 
 static void nodes_clear(struct sim_nodes *l)
@@ -40,6 +50,7 @@ static void nodes_clear(struct sim_nodes *l)
 		if (l->node[i].type == WORK_LAUNCH)
 			free(l->node[i].launch.args);
 	free(l->node);
+	free(l->start);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -70,7 +81,10 @@ static bool node_set(struct work *dst, const struct work *src)
 		free(dst->launch.args);
 	memset(dst, 0, sizeof(*dst));
 	dst->type = src->type;
+	dst->capture_seg = src->capture_seg;
 	switch (src->type) {
+	case WORK_HTOD:
+	case WORK_DTOH:
 	case WORK_DTOD:
 		dst->copy = src->copy;
 		break;
@@ -122,6 +136,8 @@ bool sim_graph_record(struct work *w, int32_t *res)
 	switch (w->type) {
 	case WORK_EVENT_RECORD:
 		return false;
+	case WORK_HTOD:
+	case WORK_DTOH:
 	case WORK_DTOD:
 	case WORK_MEMSET:
 	case WORK_LAUNCH:
@@ -129,10 +145,18 @@ bool sim_graph_record(struct work *w, int32_t *res)
 			*res = CUDA_ERROR_OUT_OF_MEMORY;
 		break;
 	case WORK_GRAPH_LAUNCH:
+		/* The part launched, in this capture's current part. */
 		x = w->graph.exec->backend_priv;
-		for (i = 0; i < x->n && !*res; i++)
+		if (w->graph.seg >= x->nparts) {
+			*res = CUDA_ERROR_INVALID_VALUE;
+			break;
+		}
+		for (i = x->start[w->graph.seg]; i < x->start[w->graph.seg + 1] && !*res; i++) {
 			if (!l || !nodes_append(l, &x->node[i]))
 				*res = CUDA_ERROR_OUT_OF_MEMORY;
+			else
+				l->node[l->n - 1].capture_seg = w->capture_seg;
+		}
 		break;
 	case WORK_ADVANCE:
 		*res = w->res;	/* the dispatcher invalidated the capture */
@@ -145,14 +169,59 @@ bool sim_graph_record(struct work *w, int32_t *res)
 	return true;
 }
 
-/* Executor: replays an exec's nodes as one item of the launching stream. */
+/*
+ * An exec's list from a graph's (nhost host nodes): its nodes sorted by
+ * part, keeping their order within each. NULL when out of memory.
+ */
+static struct sim_nodes *parts_copy(const struct sim_nodes *l, uint32_t nhost)
+{
+	struct sim_nodes *e = calloc(1, sizeof(*e));
+	uint32_t *at = NULL, i, k, n = l ? l->n : 0;
+
+	if (!e)
+		return NULL;
+	e->nparts = nhost + 1;
+	e->start = calloc((size_t)e->nparts + 1, sizeof(*e->start));
+	e->node = calloc(n ? n : 1, sizeof(*e->node));
+	at = calloc((size_t)e->nparts + 1, sizeof(*at));
+	if (!e->start || !e->node || !at)
+		goto err;
+	e->cap = n ? n : 1;
+	/* Counting sort: a node's part is at most nhost (ops/graph.c). */
+	for (i = 0; i < n; i++)
+		e->start[(l->node[i].capture_seg < nhost ? l->node[i].capture_seg : nhost) + 1]++;
+	for (k = 0; k < e->nparts; k++)
+		e->start[k + 1] += e->start[k];
+	memcpy(at, e->start, ((size_t)e->nparts + 1) * sizeof(*at));
+	for (i = 0; i < n; i++) {
+		k = l->node[i].capture_seg < nhost ? l->node[i].capture_seg : nhost;
+		if (!node_set(&e->node[at[k]], &l->node[i]))
+			goto err;
+		e->node[at[k]++].capture_seg = k;
+	}
+	e->n = n;
+	free(at);
+	return e;
+err:
+	/* Nodes not set yet are zero (WORK_ADVANCE): nothing to free. */
+	e->n = e->node ? n : 0;
+	free(at);
+	nodes_clear(e);
+	free(e);
+	return NULL;
+}
+
+/* Executor: replays one part of an exec as one item of the launching
+ * stream. */
 static int32_t replay(struct work *w)
 {
 	const struct sim_nodes *x = w->graph.exec->backend_priv;
 	int32_t res = CUDA_SUCCESS;
 	uint32_t i;
 
-	for (i = 0; i < x->n && !res; i++) {
+	if (w->graph.seg >= x->nparts)
+		return CUDA_ERROR_INVALID_VALUE;	/* ops/graph.c checked */
+	for (i = x->start[w->graph.seg]; i < x->start[w->graph.seg + 1] && !res; i++) {
 		struct work n = x->node[i];
 
 		n.client = w->client;
@@ -169,7 +238,8 @@ static CUgraphExecUpdateResult update_check(const struct sim_nodes *x,
 {
 	uint32_t i;
 
-	if (x->n != g->n)
+	if (x->n != g->n || x->nparts != g->nparts ||
+	    memcmp(x->start, g->start, ((size_t)x->nparts + 1) * sizeof(*x->start)))
 		return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
 	for (i = 0; i < x->n; i++) {
 		const struct work *a = &x->node[i], *b = &g->node[i];
@@ -191,36 +261,35 @@ static CUgraphExecUpdateResult update_check(const struct sim_nodes *x,
 static int32_t update(struct work *w)
 {
 	struct sim_nodes *x = w->graph.exec->backend_priv;
-	const struct sim_nodes *g = w->graph.graph->backend_priv;
-	CUgraphExecUpdateResult r = update_check(x, g);
-	uint32_t i;
+	struct sim_nodes *fresh, old;
+	CUgraphExecUpdateResult r;
 
+	/* The graph's nodes as the exec would hold them, copied first, so
+	 * that running out of memory changes nothing. */
+	fresh = parts_copy(w->graph.graph->backend_priv, w->graph.graph->nhost);
+	if (!fresh)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r = update_check(x, fresh);
 	w->aux0 = (uint64_t)r;
-	if (r != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+	if (r != CU_GRAPH_EXEC_UPDATE_SUCCESS) {
+		nodes_clear(fresh);
+		free(fresh);
 		return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
-	/* Copy the arguments first, so that running out of memory changes
-	 * nothing. */
-	{
-		struct work *fresh = calloc(g->n ? g->n : 1, sizeof(*fresh));
-
-		if (!fresh)
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		for (i = 0; i < g->n; i++) {
-			if (!node_set(&fresh[i], &g->node[i])) {
-				struct sim_nodes tmp = { .node = fresh, .n = i };
-
-				nodes_clear(&tmp);
-				return CUDA_ERROR_OUT_OF_MEMORY;
-			}
-		}
-		for (i = 0; i < x->n; i++)
-			if (x->node[i].type == WORK_LAUNCH)
-				free(x->node[i].launch.args);
-		free(x->node);
-		x->node = fresh;
-		x->cap = g->n ? g->n : 1;
 	}
+	old = *x;
+	*x = *fresh;
+	*fresh = old;
+	nodes_clear(fresh);
+	free(fresh);
 	return CUDA_SUCCESS;
+}
+
+static int32_t update_reporting(struct work *w)
+{
+	int32_t res = update(w);
+
+	graph_update_ran(w->graph.update, res);
+	return res;
 }
 
 /* Executor: the graph work types. */
@@ -244,7 +313,7 @@ int32_t sim_graph_execute(struct work *w)
 	case WORK_GRAPH_LAUNCH:
 		return replay(w);
 	case WORK_GRAPH_UPDATE:
-		return update(w);
+		return update_reporting(w);
 	default:
 		return CUDA_ERROR_UNKNOWN;
 	}
@@ -258,9 +327,7 @@ int sim_graph_instantiate(struct axond *d, struct client *c, struct graph *g,
 			       CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
 			       CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
 			       CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-	const struct sim_nodes *l = g->backend_priv;
 	struct sim_nodes *e;
-	uint32_t i;
 
 	(void)d;
 	(void)c;
@@ -269,16 +336,9 @@ int sim_graph_instantiate(struct axond *d, struct client *c, struct graph *g,
 	/* Graphs launched from kernels: the sim runs no device code. */
 	if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	e = calloc(1, sizeof(*e));
+	e = parts_copy(g->backend_priv, g->nhost);
 	if (!e)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	for (i = 0; l && i < l->n; i++) {
-		if (!nodes_append(e, &l->node[i])) {
-			nodes_clear(e);
-			free(e);
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		}
-	}
 	x->backend_priv = e;
 	return CUDA_SUCCESS;
 }

@@ -206,6 +206,8 @@ int32_t sim_execute(struct work *w)
 	case WORK_GRAPH_LAUNCH:
 	case WORK_GRAPH_UPDATE:
 		return sim_graph_execute(w);
+	case WORK_HOST_NODE:	/* only ever captured (ops/graph.c) */
+		return CUDA_ERROR_ILLEGAL_STATE;
 	}
 	return CUDA_ERROR_UNKNOWN;
 }

@@ -13,9 +13,11 @@
  *   3. what a capture forbids: synchronising or querying the capturing
  *      stream, synchronising the context (in any mode), allocating in
  *      global mode (allowed in relaxed mode or with the thread's mode
- *      relaxed), host copies on the capturing stream, beginning twice,
- *      ending a stream that does not capture, capturing the NULL stream,
- *      querying an event recorded in the capture;
+ *      relaxed), beginning twice, ending a stream that does not capture,
+ *      capturing the NULL stream, querying an event recorded in the
+ *      capture; and what it allows: a device-to-pageable-host copy (a node
+ *      that writes the host memory at each launch; tests/integration/
+ *      graphcopy.c replays such copies);
  *   4. a cuLaunchKernelEx (with an attribute) in a capture, launched from
  *      an exec whose graph was already destroyed;
  *   5. a graph built node by node (memset, kernel, empty, memcpy nodes and

@@ -14,6 +14,10 @@
  *                captured cannot be destroyed, an update from another
  *                topology fails with TOPOLOGY_CHANGED, a launch after the
  *                graph's memory was freed is refused; stats count graphs.
+ *   parts        host nodes (HOST_FUNC NODE) cut a graph into parts that
+ *                launch one at a time (GRAPH_LAUNCH obj.arg0); a part past
+ *                the last, a node out of order, a node outside a capture
+ *                are refused.
  *   isolation    another client's graph and exec handles name nothing in
  *                its own tables (a stale slot, an empty table): every graph
  *                op with them fails with INVALID_HANDLE, and the owner's
@@ -57,8 +61,8 @@ static const char *const transcript =
 	"allocation in a global capture, thread relaxed: CUDA_SUCCESS\n"
 	"thread mode restored: was RELAXED\n"
 	"after it: status ACTIVE, end CUDA_SUCCESS, graph set\n"
-	"device-to-pageable-host copy while capturing: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED\n"
-	"after it: status INVALIDATED, end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, graph NULL\n"
+	"device-to-pageable-host copy while capturing: CUDA_SUCCESS\n"
+	"after it: status ACTIVE, end CUDA_SUCCESS, graph set\n"
 	"begin capture twice: CUDA_ERROR_ILLEGAL_STATE\n"
 	"after it: status ACTIVE, end CUDA_SUCCESS, graph set\n"
 	"capture ids: distinct\n"
@@ -298,6 +302,77 @@ START_TEST(test_raw)
 }
 END_TEST
 
+static int32_t host_node(struct raw *x, uint64_t n, bool deferred)
+{
+	struct axon_sqe sqe = { 0 };
+
+	axon_prep_obj(&sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_NODE, n);
+	sqe.stream = x->stream;
+	if (!deferred)
+		return h_ring_res(&x->r, &sqe, NULL, NULL);
+	sqe.flags = AXON_SQE_F_DEFERRED;
+	return h_ring_post(&x->r, &sqe);
+}
+
+static int32_t launch_part(struct raw *x, uint64_t ex, uint64_t part)
+{
+	return obj(x, AXON_OP_GRAPH_LAUNCH, x->stream, ex, part, NULL);
+}
+
+START_TEST(test_parts)
+{
+	uint64_t g, g2, ex = 0, ex2 = 0, nodes = 0;
+	struct raw x;
+
+	raw_open(&x);
+	ck_assert_int_eq(memset8(&x, x.b, 0, RAW_LEN), 0);
+	/* Not capturing: a node has no graph to go in. */
+	ck_assert_int_eq(host_node(&x, 0, false), CUDA_ERROR_ILLEGAL_STATE);
+
+	/* memset a | node 0 | b <- a, memset a again | node 1 | (nothing) */
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_BEGIN, x.stream, 0, 0, &g), 0);
+	ck_assert_int_eq(memset8(&x, x.a, 0x31, 4096), 0);
+	ck_assert_int_eq(host_node(&x, 0, true), 0);
+	ck_assert_int_eq(copy(&x, AXON_OP_MEMCPY_DTOD, x.b, x.a, 4096), 0);
+	ck_assert_int_eq(memset8(&x, x.a, 0x32, 4096), 0);
+	ck_assert_int_eq(host_node(&x, 1, true), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_END, x.stream, g, 0, &nodes), 0);
+	ck_assert_uint_eq(nodes, 5);	/* the host nodes count, as natively */
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_INSTANTIATE, 0, g, 0, &ex), 0);
+	/* Part by part: each runs only its own nodes. */
+	ck_assert_int_eq(launch_part(&x, ex, 0), 0);
+	ck_assert(bytes_are(&x, x.a, 0x31, 4096));
+	ck_assert(bytes_are(&x, x.b, 0, 4096));
+	ck_assert_int_eq(launch_part(&x, ex, 1), 0);
+	ck_assert(bytes_are(&x, x.a, 0x32, 4096));
+	ck_assert(bytes_are(&x, x.b, 0x31, 4096));
+	ck_assert_int_eq(launch_part(&x, ex, 2), 0);
+	ck_assert_int_eq(launch_part(&x, ex, 3), CUDA_ERROR_INVALID_VALUE);
+
+	/* Another number of host nodes: another topology. */
+	g2 = capture_two(&x, 0x33, 4096, true);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_INSTANTIATE, 0, g2, 0, &ex2), 0);
+	ck_assert_int_eq(launch_part(&x, ex2, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_EXEC_UPDATE, 0, ex2, g, &nodes),
+			 CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	ck_assert_uint_eq(nodes, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_DESTROY, 0, g2, 0, NULL), 0);
+
+	/* Numbered out of order: the capture fails. */
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_BEGIN, x.stream, 0, 0, &g2), 0);
+	ck_assert_int_eq(host_node(&x, 1, true), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_END, x.stream, g2, 0, NULL),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_DESTROY, 0, g2, 0, NULL), 0);
+
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_EXEC_DESTROY, 0, ex, 0, NULL), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_EXEC_DESTROY, 0, ex2, 0, NULL), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_DESTROY, 0, g, 0, NULL), 0);
+	axon_close(&x.r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
 START_TEST(test_isolation)
 {
 	struct raw a, b;
@@ -386,6 +461,7 @@ static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_transcript);
 	tcase_add_test(tc, test_raw);
+	tcase_add_test(tc, test_parts);
 	tcase_add_test(tc, test_isolation);
 	tcase_add_test(tc, test_disconnect);
 }

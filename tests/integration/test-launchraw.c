@@ -331,8 +331,14 @@ START_TEST(test_host_func)
 	s.obj.handle = 5;
 	EXPECT(&c, s, CUDA_ERROR_INVALID_VALUE);
 	s = wait;
-	s.obj.arg0 = 2;
+	s.obj.arg0 = 3;
 	EXPECT(&c, s, CUDA_ERROR_INVALID_VALUE);
+	s = wait;
+	s.obj.arg1 = 1;					/* only a NODE has a number */
+	EXPECT(&c, s, CUDA_ERROR_INVALID_VALUE);
+	s = wait;
+	s.obj.arg0 = AXON_HOST_FUNC_NODE;			/* not in a capture */
+	EXPECT(&c, s, CUDA_ERROR_ILLEGAL_STATE);
 	s = wait;
 	s.obj.arg0 = AXON_HOST_FUNC_DONE;			/* DONE must be deferred */
 	EXPECT(&c, s, CUDA_ERROR_INVALID_VALUE);

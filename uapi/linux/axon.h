@@ -448,6 +448,12 @@ struct axon_cqe {
  *                  WAIT's user_data, names the same stream: the client ran
  *                  its host function. A DONE that matches no held WAIT
  *                  does nothing. Neither counts in the stream's sequence.
+ *                  obj.arg0 AXON_HOST_FUNC_NODE, obj.arg1 n: a host
+ *                  function issued to a capturing stream, the capture's
+ *                  n-th (from 0, in submission order): it cuts the graph
+ *                  there (see GRAPH_LAUNCH); on a stream that does not
+ *                  capture -> ILLEGAL_STATE, out of order -> the capture
+ *                  fails (STREAM_CAPTURE_INVALIDATED). Not counted.
  * OCCUPANCY        the occupancy member (see its comment and enum
  *                  axon_occ_query)                -> aux0 the answer
  * PRIVATE_CALL     obj.handle ctx, obj.arg0 AXON_PRIV_*, obj.arg1 token
@@ -489,7 +495,13 @@ struct axon_cqe {
  * GRAPH_INSTANTIATE obj.handle graph, obj.arg0 CUgraphInstantiate_flags
  *                                             -> aux0 graph exec
  * GRAPH_LAUNCH     stream, obj.handle graph exec: stream-ordered, counted;
- *                  done when every node of the graph is done
+ *                  done when every node of the graph is done. A graph
+ *                  with n host nodes (HOST_FUNC NODE) runs in n + 1
+ *                  parts, obj.arg0 = which (0 for a graph without): part
+ *                  k holds the nodes captured between host nodes k - 1
+ *                  and k, or (cuda) a valid cut of the graph there; the
+ *                  client runs host function k (HOST_FUNC WAIT/DONE)
+ *                  between launching parts k and k + 1
  * GRAPH_DESTROY    obj.handle graph (not while it is being captured)
  * GRAPH_EXEC_DESTROY obj.handle graph exec
  * GRAPH_EXEC_UPDATE obj.handle graph exec, obj.arg0 graph of the same
@@ -713,6 +725,7 @@ struct axon_tensor_map_req {
 /* AXON_OP_HOST_FUNC obj.arg0 */
 #define AXON_HOST_FUNC_WAIT	0
 #define AXON_HOST_FUNC_DONE	1
+#define AXON_HOST_FUNC_NODE	2	/* in a capture: a node (GRAPH_LAUNCH) */
 
 #define AXON_PARAM_OFFSET(p)	((p) & 0xffffU)
 #define AXON_PARAM_SIZE(p)	((p) >> 16)
