@@ -46,6 +46,7 @@ static const char *const op_names[AXON_OP_LAST] = {
 	[AXON_OP_DEVOUT_READ]		= "DEVOUT_READ",
 	[AXON_OP_OCCUPANCY]		= "OCCUPANCY",
 	[AXON_OP_PRIVATE_CALL]		= "PRIVATE_CALL",
+	[AXON_OP_MODULE_FUNCS]		= "MODULE_FUNCS",
 };
 
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == AXON_OP_LAST,

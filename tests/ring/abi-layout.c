@@ -570,13 +570,15 @@ static const char *const op_names[] = {
 	"GRAPH_EXEC_DESTROY", "GRAPH_EXEC_UPDATE", "LAUNCH_EX", "FUNC_SET_ATTR",
 	"TENSOR_MAP_ENCODE", "HOST_FUNC", "HOSTMEM_REGISTER",
 	"HOSTMEM_UNREGISTER", "MEM_CREATE", "MEM_RELEASE", "DEVOUT_READ",
-	"OCCUPANCY", "PRIVATE_CALL",
+	"OCCUPANCY", "PRIVATE_CALL", "MODULE_FUNCS",
 };
 
 START_TEST(test_op_numbers)
 {
 	/* Op numbers are ABI: appended, never renumbered. */
-	ck_assert_uint_eq(AXON_OP_LAST, 43);
+	ck_assert_uint_eq(AXON_OP_LAST, 44);
+	ck_assert_uint_eq(AXON_OP_PRIVATE_CALL, 42);
+	ck_assert_uint_eq(AXON_OP_MODULE_FUNCS, 43);
 	ck_assert_uint_eq(sizeof(op_names) / sizeof(op_names[0]), AXON_OP_LAST);
 	ck_assert_uint_eq(AXON_OP_NOP, 0);
 	ck_assert_uint_eq(AXON_OP_CTX_CREATE, 1);
