@@ -57,6 +57,7 @@ include axond/build.mk
 include libcuda-shim/build.mk
 include tools/build.mk
 include tests/build.mk
+include libnvml-shim/build.mk
 include tests/cudart/cudart.mk
 include tests/tools/tools.mk
 include bench/build.mk
@@ -107,6 +108,8 @@ install: all
 	install -m 0755 $(BUILD)/bin/axonctl $(DESTDIR)$(PREFIX)/bin/axonctl
 	install -m 0755 $(BUILD)/lib/libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/axon/libcuda.so.1
 	ln -sf libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/axon/libcuda.so
+	install -m 0755 $(BUILD)/lib/libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/axon/libnvidia-ml.so.1
+	ln -sf libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/axon/libnvidia-ml.so
 	install -m 0755 $(BUILD)/lib/libaxon.so.1 $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)/libaxon.so.1
 	ln -sf libaxon.so.1 $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)/libaxon.so
 	install -m 0644 $(BUILD)/lib/libaxon.a $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)/libaxon.a

@@ -14,6 +14,8 @@
 #                                         LD_LIBRARY_PATH picks NVIDIA's or ours
 #     $(BUILD)/tests/gpu/isocheck.so      the LD_PRELOAD isolation check
 #     and the cudart programs, kernel images, axond, axonctl, the shim
+#     and our libnvidia-ml.so.1 (PyTorch loads NVML; without ours it would
+#     load NVIDIA's, which opens /dev/nvidia* in the client)
 #     (not `all`: a GPU machine may lack what axon-top or the module need)
 #   make gpucheck    gpu-progs (unless GPUCHECK_NOBUILD=1), then
 #                    tests/gpu/gpucheck.sh $(BUILD) $(VENDOR_LIB)
@@ -75,7 +77,7 @@ $(BUILD)/tests/unit-isocheck: $(GPU_OBJDIR)/isocheck-test.o
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -ldl
-$(BUILD)/tests/unit-isocheck: | $(GPU_ISOCHECK) $(SHIM_LIB)
+$(BUILD)/tests/unit-isocheck: | $(GPU_ISOCHECK) $(SHIM_LIB) $(NVML_LIB)
 
 $(BUILD)/tests/gpucheck-sim: $(GPU_DIR)/sim-test.sh
 	@mkdir -p $(dir $@)
@@ -85,7 +87,7 @@ $(BUILD)/tests/gpucheck-sim: $(GPU_DIR)/sim-test.sh
 # `make check` does not build the cuBLAS and cuFFT programs).
 GPU_SIM_PROGS	:= $(addprefix $(BUILD)/,$(sort $(shell awk \
 		   '!/^\#/ && NF >= 4 && $$3 ~ /(^|,)sim(,|$$)/ { print $$4 }' $(GPU_DIR)/cases)))
-$(BUILD)/tests/gpucheck-sim: | $(GPU_ISOCHECK) $(BUILD)/bin/axond $(SHIM_LIB) \
+$(BUILD)/tests/gpucheck-sim: | $(GPU_ISOCHECK) $(BUILD)/bin/axond $(SHIM_LIB) $(NVML_LIB) \
 	$(filter $(GPU_DRV_PROGS),$(GPU_SIM_PROGS))
 ifeq ($(GPU_HAVE_NVCC),1)
 $(BUILD)/tests/gpucheck-sim: | $(GPU_SIM_PROGS) $(SIM_KDATA_FILES)
@@ -102,7 +104,7 @@ $(GPU_LAUNCH_CUBIN): $(GPU_DIR)/launch-kernels.cu
 	$(Q)$(NVCC) -cubin -arch=sm_90 -O2 -o $@ $<
 
 .PHONY: gpu-progs gpucheck
-gpu-progs: $(BUILD)/bin/axond $(SHIM_LIB) $(AXONCTL) $(GPU_ISOCHECK) $(GPU_DRV_PROGS)
+gpu-progs: $(BUILD)/bin/axond $(SHIM_LIB) $(NVML_LIB) $(AXONCTL) $(GPU_ISOCHECK) $(GPU_DRV_PROGS)
 ifeq ($(GPU_HAVE_NVCC),1)
 gpu-progs: $(GPU_RT_PROGS) $(SIM_KDATA_FILES) $(CUDART_RT_PROGS) $(GPU_LAUNCH_CUBIN)
 endif

@@ -3,15 +3,16 @@
 # The GPU check (Documentation/testing-gpu.md): every case of tests/gpu/cases
 # (and every unlisted BUILD/tests/gpu/drv-* and rt-* program) natively and
 # through axon, outputs compared, each axon client checked by isocheck.so to
-# hold no /dev/nvidia* descriptor or mapping and to have loaded no libcuda but
-# ours. Prints a pass table; exits 1 when any case failed, 2 when it could not
-# run at all.
+# hold no /dev/nvidia* descriptor or mapping and to have loaded no libcuda and
+# no libnvidia-ml (NVML, which PyTorch loads) but ours. Prints a pass table;
+# exits 1 when any case failed, 2 when it could not run at all.
 #
 #   tests/gpu/gpucheck.sh BUILD [VENDOR_LIB]
 #
 # BUILD holds what `make gpu-progs` builds (bin/axond, lib/libcuda.so.1,
-# tests/gpu/*, tests/cudart/*, tests/data/kernels.*). Nothing is built here:
-# binaries built on another machine and carried over run as they are.
+# lib/libnvidia-ml.so.1, tests/gpu/*, tests/cudart/*, tests/data/kernels.*).
+# Nothing is built here: binaries built on another machine and carried over
+# run as they are.
 #
 # Native run:  no AXON_ADDR; LD_LIBRARY_PATH=dirname(VENDOR_LIB):$CUDA/lib64.
 #              isocheck.so is preloaded here too, as a test of the checker: a
@@ -19,7 +20,8 @@
 #              runs flagged" under the table).
 # Axon run:    a private axond --backend=cuda --vendor-lib=VENDOR_LIB on a unix
 #              socket of its own; AXON_ADDR=unix:that,
-#              LD_LIBRARY_PATH=BUILD/lib:$CUDA/lib64.
+#              LD_LIBRARY_PATH=BUILD/lib:$CUDA/lib64 (so libnvidia-ml.so.1 is
+#              ours too, which isocheck.so expects beside the shim).
 # Python:      no $CUDA/lib64 (torch has its own CUDA libraries); also
 #              TRITON_LIBCUDA_PATH (a directory with libcuda.so and
 #              libcuda.so.1 linking to the run's libcuda), fresh Triton and
@@ -52,9 +54,10 @@ python=${PYTHON:-python3}
 backend=${GPUCHECK_BACKEND:-cuda}
 limit=${GPUCHECK_TIMEOUT:-120}
 shim=$B/lib/libcuda.so.1
+nvml=$B/lib/libnvidia-ml.so.1
 iso=$B/tests/gpu/isocheck.so
 
-for f in "$B/bin/axond" "$shim" "$iso"; do
+for f in "$B/bin/axond" "$shim" "$nvml" "$iso"; do
 	[ -e "$f" ] || { echo "gpucheck: $f missing (make BUILD=$build gpu-progs)" >&2; exit 2; }
 done
 case $backend in

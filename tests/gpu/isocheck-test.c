@@ -18,10 +18,15 @@
  *                 parent is clean: two ran lines, one violation, the
  *                 child's
  *   unset         AXON_ISOCHECK_LIBCUDA unset: a violation of its own
+ *   nvml          dlopens axon's libnvidia-ml.so.1 (beside the shim; it
+ *                 loads the shim too): no violation, "libnvml=ours"
+ *   nvml-foreign  dlopens a library named like NVIDIA's NVML
+ *                 (libnvidia-ml.so.580.65.06, elsewhere): one violation
+ *                 naming it, "libnvml=other"
  *
  * Needs $AXON_BUILD (tests/run-tests.sh sets it; otherwise the directory
- * above this program's) holding lib/libcuda.so.1 and
- * tests/gpu/isocheck.so. Exit 0 pass, 1 fail.
+ * above this program's) holding lib/libcuda.so.1, lib/libnvidia-ml.so.1
+ * and tests/gpu/isocheck.so. Exit 0 pass, 1 fail.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -38,6 +43,7 @@
 
 static char build[PATH_MAX], dir[PATH_MAX], shim[PATH_MAX + 64], other[PATH_MAX + 32];
 static char devnode[PATH_MAX + 32], preload[PATH_MAX + 64];
+static char nvml[PATH_MAX + 64], other_nvml[PATH_MAX + 64];
 static int failures;
 
 #define EXPECT(cond, ...)						\
@@ -246,13 +252,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(shim, sizeof(shim), "%s/lib/libcuda.so.1", build);
+	snprintf(nvml, sizeof(nvml), "%s/lib/libnvidia-ml.so.1", build);
 	snprintf(preload, sizeof(preload), "%s/tests/gpu/isocheck.so", build);
 	/* (isocheck compares real paths; so does this test) */
-	if (!realpath(shim, path) || access(preload, R_OK)) {
-		printf("%s or %s missing\n", shim, preload);
+	if (!realpath(shim, path) || access(preload, R_OK) || access(nvml, R_OK)) {
+		printf("%s, %s or %s missing\n", shim, nvml, preload);
 		return 1;
 	}
 	memcpy(shim, path, sizeof(shim));
+	if (!realpath(nvml, path)) {
+		printf("realpath %s: %s\n", nvml, strerror(errno));
+		return 1;
+	}
+	memcpy(nvml, path, sizeof(nvml));
 	snprintf(dir, sizeof(dir), "%s/axon-isocheck.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
@@ -262,6 +274,11 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/other", dir);
 	mkdir(path, 0755);
 	snprintf(other, sizeof(other), "%s/other/libcuda.so.1", dir);
+	/* NVIDIA's NVML by name: any library will do (isocheck judges names),
+	 * and a copy of the shim needs nothing beside it to load. */
+	snprintf(path, sizeof(path), "%s/nvidia", dir);
+	mkdir(path, 0755);
+	snprintf(other_nvml, sizeof(other_nvml), "%s/nvidia/libnvidia-ml.so.580.65.06", dir);
 	/* A stand-in for /dev/nvidiactl: a 4 KiB file under a prefix of ours. */
 	snprintf(path, sizeof(path), "%s/dev", dir);
 	mkdir(path, 0755);
@@ -269,7 +286,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/dev/nvidiactl", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, zero, sizeof(zero)) != (ssize_t)sizeof(zero) ||
-	    copy_file(shim, other)) {
+	    copy_file(shim, other) || copy_file(shim, other_nvml)) {
 		printf("cannot set up %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
@@ -278,8 +295,8 @@ int main(int argc, char **argv)
 	run("dlopen", shim, true, &r);
 	EXPECT(exit_code(&r) == 0, "clean: status %#x", r.status);
 	EXPECT(r.out_lines == 0, "clean: violations:\n%s", r.out);
-	EXPECT(r.ran_lines == 1 && strstr(r.ran, "libcuda=ours violations=0"), "clean: ran:\n%s",
-	       r.ran);
+	EXPECT(r.ran_lines == 1 && strstr(r.ran, "libcuda=ours violations=0 libnvml=none"),
+	       "clean: ran:\n%s", r.ran);
 	printf("clean        %s", r.ran);
 
 	run("none", "-", true, &r);
@@ -320,8 +337,26 @@ int main(int argc, char **argv)
 	       "unset: violations:\n%s", r.out);
 	printf("unset        %s", r.out);
 
+	run("dlopen", nvml, true, &r);
+	EXPECT(exit_code(&r) == 0, "nvml: status %#x", r.status);
+	EXPECT(r.out_lines == 0, "nvml: violations:\n%s", r.out);
+	EXPECT(r.ran_lines == 1 && strstr(r.ran, "libcuda=ours violations=0 libnvml=ours"),
+	       "nvml: ran:\n%s", r.ran);
+	printf("nvml         %s", r.ran);
+
+	run("dlopen-exit", other_nvml, true, &r);
+	EXPECT(exit_code(&r) == 3, "nvml-foreign: status %#x", r.status);
+	EXPECT(r.out_lines == 1 && strstr(r.out, "libnvidia-ml that is not axon's") &&
+	       strstr(r.out, other_nvml), "nvml-foreign: violations:\n%s", r.out);
+	EXPECT(r.ran_lines == 1 && strstr(r.ran, "violations=1 libnvml=other"),
+	       "nvml-foreign: ran:\n%s", r.ran);
+	printf("nvml-foreign %s", r.out);
+
 	unlink(path);
 	unlink(other);
+	unlink(other_nvml);
+	snprintf(path, sizeof(path), "%s/nvidia", dir);
+	rmdir(path);
 	snprintf(path, sizeof(path), "%s/dev", dir);
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/other", dir);

@@ -7,7 +7,14 @@
  *     path starts with /dev/nvidia (nvidiactl, nvidia0, nvidia-uvm, ...);
  *   - no mapping (/proc/self/maps) is of such a device node;
  *   - every mapped file whose name starts with libcuda.so is the library
- *     named by AXON_ISOCHECK_LIBCUDA (axon's shim), compared after realpath.
+ *     named by AXON_ISOCHECK_LIBCUDA (axon's shim), compared after realpath;
+ *   - every mapped file whose name starts with libnvidia-ml.so is axon's
+ *     NVML, libnvidia-ml.so.1 beside that libcuda (build/lib,
+ *     $(PREFIX)/lib/axon) or AXON_ISOCHECK_LIBNVML. NVIDIA's
+ *     (libnvidia-ml.so.<driver version>, which PyTorch dlopens as
+ *     libnvidia-ml.so.1) opens /dev/nvidia* itself; flagging the library
+ *     as well as the descriptors also catches a process that loaded it
+ *     and closed them again before exit.
  *
  * It works for any client, a C program or python3: nothing in it depends on
  * what the program is. Used by tests/gpu/gpucheck.sh for every run through
@@ -20,9 +27,12 @@
  *   AXON_ISOCHECK_OUT      file that each violation is appended to, one line
  *                          each: "isocheck: pid N (exe): what"; also printed
  *                          on stderr. Unset: stderr only.
+ *   AXON_ISOCHECK_LIBNVML  the only libnvidia-ml.so* allowed (unset: the
+ *                          libnvidia-ml.so.1 in AXON_ISOCHECK_LIBCUDA's
+ *                          directory; when that does not exist, none is)
  *   AXON_ISOCHECK_RAN      file that each checked process appends one line
  *                          to, "pid N (exe): libcuda=ours|other|none
- *                          violations=N", so the
+ *                          violations=N libnvml=ours|other|none", so the
  *                          harness can tell that the check ran at all (a
  *                          static or setuid program ignores LD_PRELOAD)
  *   AXON_ISOCHECK_DEV      device-node prefix instead of /dev/nvidia; only
@@ -114,13 +124,52 @@ static bool is_device(const char *path, const char *dev)
 	return strncmp(path, dev, strlen(dev)) == 0;
 }
 
+/*
+ * The real path of the only libnvidia-ml allowed: AXON_ISOCHECK_LIBNVML, else
+ * libnvidia-ml.so.1 beside the real libcuda. "" when there is none (then
+ * every libnvidia-ml mapped is foreign).
+ */
+static void nvml_allowed(const char *real_libcuda, char real[PATH_MAX])
+{
+	const char *env = getenv("AXON_ISOCHECK_LIBNVML");
+	char path[PATH_MAX + 32];
+	const char *slash;
+
+	real[0] = '\0';
+	if (env && *env) {
+		snprintf(path, sizeof(path), "%s", env);
+	} else {
+		slash = strrchr(real_libcuda, '/');
+		if (!slash)
+			return;
+		snprintf(path, sizeof(path), "%.*s/libnvidia-ml.so.1",
+			 (int)(slash - real_libcuda), real_libcuda);
+	}
+	if (!realpath(path, real))
+		real[0] = '\0';
+}
+
+/* ours / other for one library family; a violation for each foreign file. */
+static void judge(const char *exe, const char *path, const char *allowed, const char *what,
+		  bool *ours, bool *other, char last_bad[PATH_MAX])
+{
+	if (allowed[0] && !strcmp(path, allowed)) {
+		*ours = true;
+		return;
+	}
+	*other = true;
+	if (strcmp(path, last_bad))
+		violation(exe, what, path);
+	snprintf(last_bad, PATH_MAX, "%s", path);
+}
+
 static void scan(void)
 {
 	const char *want = getenv("AXON_ISOCHECK_LIBCUDA");
 	const char *dev = getenv("AXON_ISOCHECK_DEV");
 	char exe[PATH_MAX], real_want[PATH_MAX] = "", line[PATH_MAX + 256];
-	char target[PATH_MAX], last_bad[PATH_MAX] = "";
-	bool ours = false, other = false;
+	char target[PATH_MAX], last_bad[PATH_MAX] = "", real_nvml[PATH_MAX] = "";
+	bool ours = false, other = false, nvml_ours = false, nvml_other = false;
 	struct dirent *de;
 	FILE *f;
 	DIR *d;
@@ -134,6 +183,7 @@ static void scan(void)
 		violation(exe, "AXON_ISOCHECK_LIBCUDA is not set:", "nothing to compare with");
 	else if (!realpath(want, real_want))
 		violation(exe, "AXON_ISOCHECK_LIBCUDA does not exist:", want);
+	nvml_allowed(real_want, real_nvml);
 
 	f = fopen("/proc/self/maps", "re");
 	if (!f) {
@@ -153,16 +203,13 @@ static void scan(void)
 				continue;
 			}
 			base = strrchr(path, '/') + 1;
-			if (strncmp(base, "libcuda.so", 10))
-				continue;
-			if (real_want[0] && !strcmp(path, real_want)) {
-				ours = true;
-				continue;
-			}
-			other = true;
-			if (strcmp(path, last_bad))
-				violation(exe, "loaded a libcuda that is not axon's:", path);
-			snprintf(last_bad, sizeof(last_bad), "%s", path);
+			if (!strncmp(base, "libcuda.so", 10))
+				judge(exe, path, real_want, "loaded a libcuda that is not axon's:",
+				      &ours, &other, last_bad);
+			else if (!strncmp(base, "libnvidia-ml.so", 15))
+				judge(exe, path, real_nvml,
+				      "loaded a libnvidia-ml that is not axon's:", &nvml_ours,
+				      &nvml_other, last_bad);
 		}
 		fclose(f);
 	}
@@ -191,8 +238,10 @@ static void scan(void)
 		closedir(d);
 	}
 
-	snprintf(line, sizeof(line), "pid %d (%s): libcuda=%s violations=%d\n", (int)getpid(),
-		 exe, other ? "other" : ours ? "ours" : "none", violations);
+	/* (libnvml last: harnesses match "libcuda=X violations=N" as it was) */
+	snprintf(line, sizeof(line), "pid %d (%s): libcuda=%s violations=%d libnvml=%s\n",
+		 (int)getpid(), exe, other ? "other" : ours ? "ours" : "none", violations,
+		 nvml_other ? "other" : nvml_ours ? "ours" : "none");
 	append("AXON_ISOCHECK_RAN", line);
 }
 

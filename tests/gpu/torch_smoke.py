@@ -19,9 +19,10 @@ or exact so that the native run and the run through axon print the same):
   oom        allocating more than the device has raises
              torch.cuda.OutOfMemoryError; a later allocation works
   isolation  (only with AXON_ISOCHECK_LIBCUDA set) this process holds no
-             /dev/nvidia* descriptor or mapping and mapped no libcuda but
-             that one; violations go to AXON_ISOCHECK_OUT and stderr only,
-             so stdout is the same natively
+             /dev/nvidia* descriptor or mapping, mapped no libcuda but
+             that one and no libnvidia-ml but the libnvidia-ml.so.1 beside
+             it (isocheck.so's rules); violations go to AXON_ISOCHECK_OUT
+             and stderr only, so stdout is the same natively
 
 Exit status 0 when every part passed, 1 otherwise. Tracebacks go to stderr.
 """
@@ -202,6 +203,9 @@ def isolation():
     if not want:
         return None
     want = os.path.realpath(want)
+    nvml = os.environ.get("AXON_ISOCHECK_LIBNVML") or os.path.join(
+        os.path.dirname(want), "libnvidia-ml.so.1")
+    nvml = os.path.realpath(nvml) if os.path.exists(nvml) else None
     bad = []
     with open("/proc/self/maps") as maps:
         for line in maps:
@@ -213,6 +217,8 @@ def isolation():
                 bad.append(f"maps a GPU device node: {path}")
             elif os.path.basename(path).startswith("libcuda.so") and path != want:
                 bad.append(f"loaded a libcuda that is not axon's: {path}")
+            elif os.path.basename(path).startswith("libnvidia-ml.so") and path != nvml:
+                bad.append(f"loaded a libnvidia-ml that is not axon's: {path}")
     for fd in os.listdir("/proc/self/fd"):
         try:
             target = os.readlink(f"/proc/self/fd/{fd}")
