@@ -52,6 +52,8 @@
  * driver, which serialises much of it; more at once only slows the
  * clients being served meanwhile. */
 #define MAX_STARTING		4
+/* ...but clients waiting for one are worse off than clients slowed. */
+#define MAX_STARTING_WAITED	16
 /* A worker starting competes in the driver with the clients being served
  * (cuInit, cuCtxCreate and host registration take the driver's locks):
  * while clients keep coming and a few workers are still ready, their
@@ -228,7 +230,7 @@ static void top_up(struct axond *d)
 		return;	/* the loop looks again once it is quiet */
 
 	while (sv.nstarting + sv.nready < sv.target + sv.nwait &&
-	       sv.nstarting < MAX_STARTING &&
+	       sv.nstarting < (sv.nwait ? MAX_STARTING_WAITED : MAX_STARTING) &&
 	       live < d->cfg.max_clients + sv.target &&
 	       axond_now_ns() >= sv.next_spawn_ns) {
 		int ret = spawn(d);

@@ -280,6 +280,15 @@ static int connect_unix(const char *addr, const struct axon_params *req,
 		set_err(err, errlen, "sending hello: %s", strerror(-ret));
 		goto err_sock;
 	}
+	{
+		/* With process isolation axond may queue a client while a
+		 * worker process starts for it, up to 30 s before it answers
+		 * with an error (axond/supervisor.c): wait longer than that. */
+		struct timeval welcome_timeout = { .tv_sec = 45 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &welcome_timeout,
+			   sizeof(welcome_timeout));
+	}
 	ret = axon_recv_welcome(fd, &w, fds, 3, err, errlen);
 	if (ret < 0)
 		goto err_sock;
