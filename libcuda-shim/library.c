@@ -57,6 +57,7 @@ struct lib_kernel {
 struct shim_library {
 	const void *image;
 	size_t len;
+	bool preserved;			/* image is the caller's, kept */
 	void *copy;			/* image, when we own it */
 	struct lib_module *mods;
 	unsigned int nmods, capmods;
@@ -115,6 +116,57 @@ static CUresult target_ctx(struct shim_ctx **out)
 }
 
 /* The library's module in sc, loaded now if it is not there yet. */
+/*
+ * Images the daemon's driver refused for a device, by the caller's own
+ * pointer (only CU_LIBRARY_BINARY_IS_PRESERVED images: their bytes stay
+ * the same). cuDNN 9 loads a library, asks it for kernels and unloads it
+ * again on every use when the kernels cannot be had, and does not when
+ * the load itself fails, as a driver loading eagerly (what
+ * cuModuleGetLoadingMode says here) fails it: seen on the H200, where
+ * libraries of cuDNN's xmma reorder kernels, which have no code for
+ * sm_90, were sent to axond ~160 times per training step of a small CNN
+ * (each GetKernel a module load refused with NO_BINARY_FOR_GPU), 16x
+ * slower than native. With the refusal remembered, the next load of the
+ * same image fails at once, as natively.
+ */
+#define MAX_REFUSED	256
+
+static struct refused {
+	const void *image;
+	size_t len;
+	CUdevice dev;
+	CUresult err;
+} refused[MAX_REFUSED];
+static unsigned int nrefused, next_refused;
+
+static bool image_error(CUresult r)
+{
+	return r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
+	       r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+}
+
+/* lib_lock held. dev < 0: any device. */
+static CUresult refused_for(const void *image, size_t len, int dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < nrefused; i++)
+		if (refused[i].image == image && refused[i].len == len &&
+		    (dev < 0 || refused[i].dev == dev))
+			return refused[i].err;
+	return CUDA_SUCCESS;
+}
+
+static void remember_refused(const struct shim_library *l, CUdevice dev, CUresult err)
+{
+	if (!l->preserved || !image_error(err) || refused_for(l->image, l->len, dev))
+		return;
+	refused[next_refused] = (struct refused){ l->image, l->len, dev, err };
+	next_refused = (next_refused + 1) % MAX_REFUSED;
+	if (nrefused < MAX_REFUSED)
+		nrefused++;
+}
+
 static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule *out)
 {
 	struct shim_ctx *cur = shim_current_ctx();
@@ -128,6 +180,8 @@ static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule 
 			return CUDA_SUCCESS;
 		}
 	}
+	if (l->preserved && (r = refused_for(l->image, l->len, sc->device)))
+		return r;
 	if (l->nmods == l->capmods) {
 		unsigned int n = l->capmods ? l->capmods * 2 : 4;
 		struct lib_module *nm = realloc(l->mods, n * sizeof(*nm));
@@ -147,8 +201,10 @@ static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule 
 	r = cuModuleLoadData(&mod, l->image);
 	if (cur != sc)
 		cuCtxPopCurrent_v2(NULL);
-	if (r)
+	if (r) {
+		remember_refused(l, sc->device, r);
 		return r;
+	}
 	l->mods[l->nmods].ctx = sc->handle;
 	l->mods[l->nmods].mod = mod;
 	l->nmods++;
@@ -203,7 +259,15 @@ static CUresult library_load(CUlibrary *library, const void *code, bool preserve
 	if (!l)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (preserved) {
+		pthread_mutex_lock(&lib_lock);
+		r = refused_for(image, len, -1);
+		pthread_mutex_unlock(&lib_lock);
+		if (r) {
+			free(l);
+			return r;
+		}
 		l->image = image;
+		l->preserved = true;
 	} else {
 		l->copy = malloc(len);
 		if (!l->copy) {

@@ -16,6 +16,12 @@
  *     cuModuleGetFunctionCount says, and cuModuleEnumerateFunctions lists),
  *     and the answer is their count; a module that is not one, or a
  *     second module argument that differs, is refused
+ *   - a library whose image has no code for the device (kernels-sm100.fatbin)
+ *     loads (lazily) but gives no kernel (NO_BINARY_FOR_GPU); loaded again
+ *     from the same preserved image it fails at once, as a driver loading
+ *     eagerly fails it (what cuDNN 9 relies on, or it tries again at every
+ *     use); a copy the caller does not preserve is not judged by address,
+ *     and a good preserved image still loads
  *   - the private table 1734dc26 (cuBLASLt's half-precision heuristics):
  *     17 slots; 4 and 13 go to the device's driver (the sim has none:
  *     NOT_SUPPORTED), 13 refuses objects slot 4 did not give
@@ -66,6 +72,46 @@ static void collect(void *user, void *f)
 	if (w->n < 64)
 		w->f[w->n] = (CUfunction)f;
 	w->n++;
+}
+
+static void check_refused_library(void)
+{
+	CUlibraryOption preserve = CU_LIBRARY_BINARY_IS_PRESERVED;
+	void *yes = (void *)1;
+	char path[4096];
+	size_t len, good_len;
+	void *image, *good = cu_load_kernels("cubin", &good_len);
+	CUlibrary lib;
+	CUkernel k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kernels-sm100.fatbin", cu_kernel_dir());
+	f = fopen(path, "rb");
+	if (!f)
+		cu_fail("%s: missing", path);
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	rewind(f);
+	image = malloc(len);
+	if (!image || fread(image, 1, len, f) != len)
+		cu_fail("%s: unreadable", path);
+	fclose(f);
+
+	CK(cuLibraryLoadData(&lib, image, NULL, NULL, 0, &preserve, &yes, 1));
+	EXPECT(cuLibraryGetKernel(&k, lib, K_FILL), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	EXPECT(cuLibraryGetKernel(&k, lib, K_FILL), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	CK(cuLibraryUnload(lib));
+	EXPECT(cuLibraryLoadData(&lib, image, NULL, NULL, 0, &preserve, &yes, 1),
+	       CUDA_ERROR_NO_BINARY_FOR_GPU);
+	/* Not preserved: its bytes may change under the same address. */
+	CK(cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0));
+	EXPECT(cuLibraryGetKernel(&k, lib, K_FILL), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	CK(cuLibraryUnload(lib));
+	CK(cuLibraryLoadData(&lib, good, NULL, NULL, 0, &preserve, &yes, 1));
+	CK(cuLibraryGetKernel(&k, lib, K_FILL));
+	CK(cuLibraryUnload(lib));
+	free(image);
+	free(good);
 }
 
 static void check_walk(CUcontext ctx, CUmodule mod)
@@ -246,6 +292,7 @@ int main(void)
 	check_tables(ctx);
 	CK(cuModuleLoadData(&mod, image));
 	check_walk(ctx, mod);
+	check_refused_library();
 	CK(cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0));
 	check_clusters(mod, lib);
 	CK(cuLibraryUnload(lib));
