@@ -10,6 +10,7 @@
 #define AXOND_CTL_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 enum ctl_type {
 	/* worker -> supervisor: initialised, a client may come; @value is
@@ -31,5 +32,12 @@ struct ctl_msg {
 	uint32_t resv;
 	uint64_t value;
 };
+
+/* ctl.c. Sends one message, with fd attached unless it is -1: 0 or -EIO. */
+int ctl_send(int sock, uint32_t type, uint64_t value, int fd);
+/* Receives one: bytes read, 0 at the other end's close (or an error),
+ * -EAGAIN when there is none (or it was malformed: logged, dropped); *fd
+ * a descriptor it carried, else -1. */
+ssize_t ctl_recv(int sock, struct ctl_msg *m, int *fd);
 
 #endif

@@ -93,63 +93,7 @@ static struct {
 	uint64_t start_ns;
 } sv;
 
-static int send_ctl(int sock, uint32_t type, uint64_t value, int fd)
-{
-	struct ctl_msg m = { .type = type, .value = value };
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	do {
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(m) ? 0 : -EIO;
-}
-
-/* One message from a worker; *fd gets a descriptor it carried, else -1.
- * Returns bytes read, 0 at its end, -EAGAIN when there is none. */
-static ssize_t recv_ctl(int sock, struct ctl_msg *m, int *fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
-
-	*fd = -1;
-	do {
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EAGAIN ? -EAGAIN : 0;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
-	if (n > 0 && n != (ssize_t)sizeof(*m)) {
-		log_warn("supervisor: malformed message from a worker (%zd bytes)", n);
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		return -EAGAIN;
-	}
-	return n;
-}
 
 /* ---- starting and losing workers ----------------------------------------- */
 
@@ -366,7 +310,7 @@ static bool give(struct axond *d, int fd)
 		if (!w)
 			return false;
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
-		if (send_ctl(w->ctl, CTL_CLIENT, sv.next_client_id + 1, fd) == 0)
+		if (ctl_send(w->ctl, CTL_CLIENT, sv.next_client_id + 1, fd) == 0)
 			break;
 		/* It died between ready and now: next one. */
 		worker_lost(d, w);
@@ -445,7 +389,7 @@ static void hand_trace(int fd, const struct axon_hello *h)
 		refuse(fd, -ESRCH, "no such client");
 		return;
 	}
-	if (send_ctl(found->ctl, CTL_TRACE, 0, fd)) {
+	if (ctl_send(found->ctl, CTL_TRACE, 0, fd)) {
 		refuse(fd, -ESRCH, "no such client (its worker is gone)");
 		return;
 	}
@@ -460,7 +404,7 @@ static char *worker_doc(struct axond *d, struct wproc *w)
 	struct pollfd p = { .fd = w->ctl, .events = POLLIN };
 	uint64_t deadline = axond_now_ns() + STATS_WAIT_MS * 1000000ULL;
 
-	if (send_ctl(w->ctl, CTL_STATS, 0, -1))
+	if (ctl_send(w->ctl, CTL_STATS, 0, -1))
 		return NULL;
 	for (;;) {
 		struct ctl_msg m;
@@ -472,7 +416,7 @@ static char *worker_doc(struct axond *d, struct wproc *w)
 			return NULL;
 		if (poll(&p, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
 			continue;
-		n = recv_ctl(w->ctl, &m, &fd);
+		n = ctl_recv(w->ctl, &m, &fd);
 		if (n == -EAGAIN)
 			continue;
 		if (n == 0) {
@@ -647,7 +591,7 @@ static void ctl_event(struct axond *d, struct wproc *w)
 	for (;;) {
 		struct ctl_msg m;
 		int fd;
-		ssize_t n = recv_ctl(w->ctl, &m, &fd);
+		ssize_t n = ctl_recv(w->ctl, &m, &fd);
 
 		if (n == -EAGAIN)
 			return;

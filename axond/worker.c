@@ -25,30 +25,6 @@
 
 static bool adopted_client;
 
-static int send_ctl(int sock, uint32_t type, uint64_t value, int fd)
-{
-	struct ctl_msg m = { .type = type, .value = value };
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	do {
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(m) ? 0 : -EIO;
-}
 
 int worker_start(struct axond *d)
 {
@@ -63,7 +39,7 @@ int worker_start(struct axond *d)
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
-	return send_ctl(fd, CTL_READY, d->info->device[0].total_mem, -1);
+	return ctl_send(fd, CTL_READY, d->info->device[0].total_mem, -1);
 }
 
 static void send_stats_doc(struct axond *d)
@@ -76,7 +52,7 @@ static void send_stats_doc(struct axond *d)
 		return;	/* the supervisor gives up waiting and goes on */
 	mfd = memfd_create("axon-stats", MFD_CLOEXEC);
 	if (mfd >= 0 && write(mfd, doc, len) == (ssize_t)len)
-		send_ctl(d->cfg.worker_ctl, CTL_STATS_DOC, len, mfd);
+		ctl_send(d->cfg.worker_ctl, CTL_STATS_DOC, len, mfd);
 	if (mfd >= 0)
 		close(mfd);
 	free(doc);
@@ -85,34 +61,19 @@ static void send_stats_doc(struct axond *d)
 void worker_ctl_event(struct axond *d)
 {
 	for (;;) {
-		char cbuf[CMSG_SPACE(sizeof(int))];
 		struct ctl_msg m;
-		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-		};
-		struct cmsghdr *c;
-		ssize_t n = recvmsg(d->cfg.worker_ctl, &msg, MSG_CMSG_CLOEXEC);
-		int fd = -1;
+		int fd;
+		ssize_t n = ctl_recv(d->cfg.worker_ctl, &m, &fd);
 
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		if (n == -EAGAIN)
 			return;
-		if (n <= 0) {
+		if (n == 0) {
 			/* The supervisor is gone: nobody will send clients,
 			 * and ours is better ended in order than orphaned. */
 			log_info("worker: the supervisor went away; stopping");
 			epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, d->cfg.worker_ctl, NULL);
 			d->stop = true;
 			return;
-		}
-		c = CMSG_FIRSTHDR(&msg);
-		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		if (n != (ssize_t)sizeof(m) || (msg.msg_flags & MSG_CTRUNC)) {
-			log_warn("worker: malformed message from the supervisor (%zd bytes)", n);
-			goto drop;
 		}
 		switch (m.type) {
 		case CTL_CLIENT:
