@@ -61,10 +61,18 @@
 #define QUIET_NS		(200ULL * 1000 * 1000)
 #define QUIET_READY		2
 
-enum wstate { W_STARTING, W_READY, W_BUSY, W_GONE };
+/* W_RETIRING: told to end (SIGHUP), so never given a client. */
+enum wstate { W_STARTING, W_READY, W_BUSY, W_RETIRING, W_GONE };
 
+/*
+ * A worker. Its end is seen twice, in either order: its socket hangs up
+ * (worker_lost: ctl -1, W_GONE) and its process is reaped (reaped). It is
+ * freed only after both, and only between event batches (sweep), since an
+ * event of the current batch may still name it.
+ */
 struct wproc {
 	pid_t pid;
+	bool reaped;
 	int ctl;		/* our end of its socketpair; -1 once gone */
 	enum wstate state;
 	uint64_t client_id;	/* W_BUSY */
@@ -217,13 +225,22 @@ static void worker_lost(struct axond *d, struct wproc *w)
 	case W_BUSY:
 		sv.nbusy--;
 		break;
+	case W_RETIRING:
 	case W_GONE:
 		break;
 	}
-	w->state = W_GONE;	/* freed when reaped */
+	w->state = W_GONE;	/* freed once reaped too (sweep) */
 }
 
-static void reap(void)
+/* Signals a worker whose process has not been reaped (a reaped pid may
+ * be another process's by now). */
+static void signal_worker(const struct wproc *w, int sig)
+{
+	if (w->pid > 0 && !w->reaped)
+		kill(w->pid, sig);
+}
+
+static void reap(struct axond *d)
 {
 	int status;
 	pid_t pid;
@@ -242,30 +259,23 @@ static void reap(void)
 				 WEXITSTATUS(status));
 		if (!w)
 			continue;
-		if (w->ctl >= 0) {
-			/* Its socket's hang-up is still queued: unlink now
-			 * and let that event find nothing. */
-			w->pid = 0;
-			continue;
-		}
-		*pp = w->next;
-		free(w);
+		w->reaped = true;
+		if (w->ctl >= 0)
+			worker_lost(d, w);	/* before its hang-up is read */
 	}
 }
 
-/* A worker's socket hung up before it was reaped: free it now if its
- * process was reaped already (pid cleared). */
-static void forget_if_reaped(struct wproc *w)
+/* Frees the workers that are gone and reaped. Between event batches only. */
+static void sweep(void)
 {
-	struct wproc **pp;
+	struct wproc **pp = &sv.list, *w;
 
-	if (w->pid)
-		return;
-	for (pp = &sv.list; *pp; pp = &(*pp)->next) {
-		if (*pp == w) {
+	while ((w = *pp)) {
+		if (w->ctl < 0 && w->reaped) {
 			*pp = w->next;
 			free(w);
-			return;
+		} else {
+			pp = &w->next;
 		}
 	}
 }
@@ -314,7 +324,7 @@ static bool give(struct axond *d, int fd)
 			break;
 		/* It died between ready and now: next one. */
 		worker_lost(d, w);
-		kill(w->pid, SIGKILL);
+		signal_worker(w, SIGKILL);
 	}
 	close(fd);
 	w->state = W_BUSY;
@@ -398,46 +408,65 @@ static void hand_trace(int fd, const struct axon_hello *h)
 
 /* ---- stats ---------------------------------------------------------------- */
 
-/* The document of one worker, or NULL. Waits at most STATS_WAIT_MS. */
-static char *worker_doc(struct axond *d, struct wproc *w)
+/*
+ * The stats documents of workers ws[0..n) into docs[] (NULL where none
+ * came): every worker is asked at once, and all are waited for together,
+ * STATS_WAIT_MS at most, so a slow worker delays the answer once, not
+ * once per worker. The supervisor hands no client over meanwhile.
+ */
+static void worker_docs(struct axond *d, struct wproc **ws, char **docs, unsigned int n)
 {
-	struct pollfd p = { .fd = w->ctl, .events = POLLIN };
 	uint64_t deadline = axond_now_ns() + STATS_WAIT_MS * 1000000ULL;
+	struct pollfd *p = calloc(n ? n : 1, sizeof(*p));
+	unsigned int i, left = 0;
 
-	if (ctl_send(w->ctl, CTL_STATS, 0, -1))
-		return NULL;
-	for (;;) {
-		struct ctl_msg m;
-		uint64_t now = axond_now_ns();
-		ssize_t n;
-		int fd;
-
-		if (now >= deadline)
-			return NULL;
-		if (poll(&p, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
-			continue;
-		n = ctl_recv(w->ctl, &m, &fd);
-		if (n == -EAGAIN)
-			continue;
-		if (n == 0) {
-			worker_lost(d, w);
-			return NULL;
+	for (i = 0; i < n; i++) {
+		docs[i] = NULL;
+		if (p && ctl_send(ws[i]->ctl, CTL_STATS, 0, -1) == 0) {
+			p[i].fd = ws[i]->ctl;
+			p[i].events = POLLIN;
+			left++;
+		} else if (p) {
+			p[i].fd = -1;
 		}
-		if (m.type == CTL_STATS_DOC && fd >= 0 && m.value < (64u << 20)) {
-			char *doc = malloc(m.value + 1);
-
-			if (doc && pread(fd, doc, m.value, 0) == (ssize_t)m.value) {
-				doc[m.value] = 0;
-				close(fd);
-				return doc;
-			}
-			free(doc);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (m.type == CTL_STATS_DOC)
-			return NULL;
 	}
+	while (left) {
+		uint64_t now = axond_now_ns();
+
+		if (now >= deadline || poll(p, n, (int)((deadline - now) / 1000000 + 1)) < 0)
+			break;
+		for (i = 0; i < n; i++) {
+			struct ctl_msg m;
+			ssize_t got;
+			int fd;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			got = ctl_recv(ws[i]->ctl, &m, &fd);
+			if (got == -EAGAIN)
+				continue;
+			if (got == 0) {
+				worker_lost(d, ws[i]);	/* freed after the batch */
+			} else if (m.type == CTL_STATS_DOC && fd >= 0 && m.value < (64u << 20)) {
+				docs[i] = malloc(m.value + 1);
+				if (docs[i] && pread(fd, docs[i], m.value, 0) == (ssize_t)m.value) {
+					docs[i][m.value] = 0;
+				} else {
+					free(docs[i]);
+					docs[i] = NULL;
+				}
+			} else if (m.type != CTL_STATS_DOC) {
+				if (fd >= 0)
+					close(fd);
+				continue;	/* not the answer: keep waiting */
+			}
+			if (fd >= 0)
+				close(fd);
+			p[i].fd = -1;
+			left--;
+		}
+	}
+	free(p);
 }
 
 /* The text of the JSON array after key in doc, without its brackets. */
@@ -491,7 +520,9 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 	char *out = NULL, *devices = NULL;
 	size_t outlen = 0;
 	uint64_t ops = 0, used = 0, reserved = 0;
-	struct wproc *w;
+	struct wproc *w, **ws;
+	char **docs;
+	unsigned int nws = 0, ready_asked = 0, i;
 	FILE *f = open_memstream(&out, &outlen);
 	bool first = true;
 
@@ -502,16 +533,23 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 		return;
 	}
 	fputs("{\"clients\":[", f);
-	for (w = sv.list; w; w = w->next) {
+	/* Every busy worker, and one ready worker for the devices. */
+	for (w = sv.list; w; w = w->next)
+		if (w->state == W_BUSY || w->state == W_READY)
+			nws++;
+	ws = calloc(nws ? nws : 1, sizeof(*ws));
+	docs = calloc(nws ? nws : 1, sizeof(*docs));
+	nws = 0;
+	for (w = sv.list; ws && docs && w; w = w->next)
+		if (w->state == W_BUSY || (w->state == W_READY && !ready_asked++))
+			ws[nws++] = w;
+	if (ws && docs)
+		worker_docs(d, ws, docs, nws);
+	for (i = 0; ws && docs && i < nws; i++) {
 		const char *body;
 		size_t len;
-		char *doc;
+		char *doc = docs[i];
 
-		if (w->state != W_BUSY && w->state != W_READY)
-			continue;
-		if (w->state == W_READY && devices)
-			continue;	/* nothing to add */
-		doc = worker_doc(d, w);
 		if (!doc)
 			continue;
 		if (!devices && array_body(doc, "\"devices\":[", &body, &len))
@@ -525,6 +563,8 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 		}
 		free(doc);
 	}
+	free(ws);
+	free(docs);
 	fputs("]}\n", f);
 	if (fclose(f)) {
 		free(out);
@@ -591,13 +631,15 @@ static void ctl_event(struct axond *d, struct wproc *w)
 	for (;;) {
 		struct ctl_msg m;
 		int fd;
-		ssize_t n = ctl_recv(w->ctl, &m, &fd);
+		ssize_t n;
 
+		if (w->ctl < 0)
+			return;	/* lost earlier in this batch */
+		n = ctl_recv(w->ctl, &m, &fd);
 		if (n == -EAGAIN)
 			return;
 		if (n == 0) {
 			worker_lost(d, w);
-			forget_if_reaped(w);
 			serve_waiting(d);
 			return;
 		}
@@ -623,27 +665,25 @@ static void ctl_event(struct axond *d, struct wproc *w)
 	}
 }
 
-static void stop_workers(void)
+static void stop_workers(struct axond *d)
 {
 	uint64_t deadline = axond_now_ns() + STOP_GRACE_MS * 1000000ULL;
 	struct wproc *w;
 	bool any;
 
 	for (w = sv.list; w; w = w->next)
-		if (w->pid)
-			kill(w->pid, SIGTERM);
+		signal_worker(w, SIGTERM);
 	do {
 		any = false;
-		reap();
+		reap(d);
 		for (w = sv.list; w; w = w->next)
-			if (w->pid && kill(w->pid, 0) == 0)
+			if (w->pid > 0 && !w->reaped)
 				any = true;
 		if (any)
 			usleep(10000);
 	} while (any && axond_now_ns() < deadline);
 	for (w = sv.list; w; w = w->next)
-		if (w->pid)
-			kill(w->pid, SIGKILL);
+		signal_worker(w, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0)
 		;
 }
@@ -695,7 +735,7 @@ int supervisor_run(struct axond *d, char **argv)
 
 				while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 					if (si.ssi_signo == SIGCHLD) {
-						reap();
+						reap(d);
 					} else if (si.ssi_signo == SIGHUP) {
 						/* A new driver or configuration:
 						 * ready workers make way for
@@ -703,9 +743,14 @@ int supervisor_run(struct axond *d, char **argv)
 						struct wproc *w;
 
 						log_info("SIGHUP: replacing the ready workers");
-						for (w = sv.list; w; w = w->next)
-							if (w->state == W_READY)
-								kill(w->pid, SIGTERM);
+						for (w = sv.list; w; w = w->next) {
+							if (w->state != W_READY)
+								continue;
+							w->state = W_RETIRING;
+							sv.nready--;
+							signal_worker(w, SIGTERM);
+						}
+						top_up(d);
 					} else {
 						log_info("signal %u: shutting down", si.ssi_signo);
 						d->stop = true;
@@ -713,11 +758,19 @@ int supervisor_run(struct axond *d, char **argv)
 				}
 			} else if (tag & EV_PENDING) {
 				server_hello(d, (int)(tag & 0xffffffffu));
+			} else if (tag <= EV_CTL) {
+				/* Not the supervisor's (the executor's eventfd
+				 * setup_fds made): nothing to do. */
+				uint64_t v;
+
+				if (tag == EV_WORKER)
+					(void)!read(d->worker_fd, &v, sizeof(v));
 			} else {
 				ctl_event(d, (struct wproc *)evs[i].data.ptr);
 			}
 		}
-		reap();
+		reap(d);
+		sweep();
 		if (sv.nwait || sv.next_spawn_ns)
 			serve_waiting(d);
 		else if (sv.nstarting + sv.nready < sv.target)
@@ -727,7 +780,7 @@ int supervisor_run(struct axond *d, char **argv)
 		refuse(sv.wait[i].fd, -ESHUTDOWN, "axond is shutting down");
 	sv.nwait = 0;
 	server_close(d);
-	stop_workers();
+	stop_workers(d);
 	while (sv.list) {
 		struct wproc *w = sv.list;
 

@@ -32,9 +32,11 @@ int worker_start(struct axond *d)
 	int fd = d->cfg.worker_ctl;
 
 	/* The supervisor's end closing says the same, but a worker busy in
-	 * the driver may not look for a while: the signal ends it anyway. */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
-		return -ESRCH;
+	 * the driver may not look for a while: the signal ends it anyway.
+	 * (Not getppid() == 1: the supervisor may be a container's init. A
+	 * supervisor gone before this line is seen by CTL_READY failing.) */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		return -errno;
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)

@@ -55,6 +55,10 @@ CUresult shim_status(int ret)
  */
 static void forget_in_child(void)
 {
+	/* The parent's fault, or its lost axond, is not the child's: its
+	 * own connection starts clean. */
+	shim.fault = 0;
+	shim.gone = false;
 	if (!shim.connected)
 		return;
 	axon_close(&shim.ring);

@@ -120,7 +120,9 @@ static void run(struct hostfn *p, CUresult status)
 /* Tells the daemon the function returned: the stream's later work goes. */
 static void send_done(struct hostfn *p)
 {
-	struct axon_sqe *sqe = shim_sqe();
+	/* Even after a fault: a DONE queues no work, it releases what the
+	 * daemon holds back (a synchronisation waiting behind it). */
+	struct axon_sqe *sqe = shim_sqe_after_fault();
 
 	if (!sqe)
 		return;		/* the daemon is gone: nothing is held */

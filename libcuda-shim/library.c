@@ -127,16 +127,32 @@ static CUresult target_ctx(struct shim_ctx **out)
  * sm_90, were sent to axond ~160 times per training step of a small CNN
  * (each GetKernel a module load refused with NO_BINARY_FOR_GPU), 16x
  * slower than native. With the refusal remembered, the next load of the
- * same image fails at once, as natively.
+ * same image fails at once, as natively. An entry names the address, the
+ * length and a fingerprint of the first 4 KiB, so another image that
+ * comes to lie at the same address (a library unloaded, another loaded)
+ * is not taken for it.
  */
 #define MAX_REFUSED	256
 
 static struct refused {
 	const void *image;
 	size_t len;
+	uint64_t print;
 	CUdevice dev;
 	CUresult err;
 } refused[MAX_REFUSED];
+
+/* FNV-1a of the image's first 4 KiB (a fatbin's or ELF's headers). */
+static uint64_t fingerprint(const void *image, size_t len)
+{
+	const unsigned char *p = image;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i, n = len < 4096 ? len : 4096;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
 static unsigned int nrefused, next_refused;
 
 static bool image_error(CUresult r)
@@ -145,15 +161,20 @@ static bool image_error(CUresult r)
 	       r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
 }
 
-/* lib_lock held. dev < 0: any device. */
+/* lib_lock held. */
 static CUresult refused_for(const void *image, size_t len, int dev)
 {
+	uint64_t print = 0;
 	unsigned int i;
 
-	for (i = 0; i < nrefused; i++)
-		if (refused[i].image == image && refused[i].len == len &&
-		    (dev < 0 || refused[i].dev == dev))
+	for (i = 0; i < nrefused; i++) {
+		if (refused[i].image != image || refused[i].len != len || refused[i].dev != dev)
+			continue;
+		if (!print)
+			print = fingerprint(image, len);
+		if (refused[i].print == print)
 			return refused[i].err;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -161,7 +182,9 @@ static void remember_refused(const struct shim_library *l, CUdevice dev, CUresul
 {
 	if (!l->preserved || !image_error(err) || refused_for(l->image, l->len, dev))
 		return;
-	refused[next_refused] = (struct refused){ l->image, l->len, dev, err };
+	refused[next_refused] = (struct refused){
+		l->image, l->len, fingerprint(l->image, l->len), dev, err
+	};
 	next_refused = (next_refused + 1) % MAX_REFUSED;
 	if (nrefused < MAX_REFUSED)
 		nrefused++;
@@ -259,8 +282,12 @@ static CUresult library_load(CUlibrary *library, const void *code, bool preserve
 	if (!l)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (preserved) {
+		struct shim_ctx *cur = shim_current_ctx();
+
+		/* As an eager load into the current context (device 0's
+		 * primary one if none) would fail. */
 		pthread_mutex_lock(&lib_lock);
-		r = refused_for(image, len, -1);
+		r = refused_for(image, len, cur ? cur->device : 0);
 		pthread_mutex_unlock(&lib_lock);
 		if (r) {
 			free(l);

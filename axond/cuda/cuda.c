@@ -77,7 +77,6 @@ struct cu_dev {
 	struct work *held, *held_tail;
 	struct cu_gctx *held_g;
 	CUstream held_cs;
-	CUcontext cur;		/* current on the executor (set_current) */
 	/* shared mode: the context new clients join (dispatcher; replaced
 	 * once poisoned) */
 	struct cu_gctx *shared;
@@ -134,6 +133,22 @@ static struct {
 	pthread_mutex_t shared_lock;	/* dev[].shared against client_fini */
 } cu;
 
+/*
+ * A context switch costs the driver more than the store it looks like, so
+ * none when the context is current already. Every switch of the threads
+ * that use it (executors, dispatcher) goes through here, or the cache
+ * would lie; others (the registrars, the keeper) switch for themselves.
+ */
+static __thread CUcontext thread_ctx;
+
+static void set_current(CUcontext ctx)
+{
+	if (thread_ctx != ctx) {
+		vd.cuCtxSetCurrent(ctx);
+		thread_ctx = ctx;
+	}
+}
+
 static void log_cu(const char *what, CUresult r)
 {
 	log_err("cuda: %s failed: %s (%d)", what, vendor_err(r), (int)r);
@@ -142,7 +157,7 @@ static void log_cu(const char *what, CUresult r)
 static void *registrar(void *arg)
 {
 	(void)arg;
-	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	set_current(cu.dev[0].ctx);
 	pthread_mutex_lock(&cu.reg_lock);
 	for (;;) {
 		struct dma_reg *g;
@@ -360,19 +375,10 @@ static struct cu_gctx *gctx_of(const struct work *w)
  * store in the driver; done for every item rather than cached, so that a
  * context destroyed and another made at the same address is never taken
  * for current. */
-/* Executor only: a context switch costs the driver more than the store
- * it looks like, so none when the context is current already. */
-static void set_current(struct cu_dev *cd, CUcontext ctx)
-{
-	if (cd->cur != ctx) {
-		vd.cuCtxSetCurrent(ctx);
-		cd->cur = ctx;
-	}
-}
 
 static void enter(struct cu_gctx *g, struct client *c)
 {
-	set_current(&cu.dev[g->dev], g->ctx);
+	set_current(g->ctx);
 	cu_devout_sink(c);	/* what a launch flushes is c's */
 }
 
@@ -564,7 +570,7 @@ static void flush_output(struct inflight *f)
 	/* (fd 1 is read at context synchronisations and module loads,
 	 * not here: no system call per launch) */
 	cu_devout_sink(NULL);
-	set_current(&cu.dev[f->g->dev], cu.dev[f->g->dev].ctx);
+	set_current(cu.dev[f->g->dev].ctx);
 }
 
 /* Polls in-flight work; returns how many completed. */
@@ -858,10 +864,14 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 			finish(cd, w, r);
 			return;
 		}
-		/* Cannot track it: wait for the stream the slow way. */
+		/* Cannot track it: wait for it the slow way, so that it is
+		 * never reported done before it is. */
 		while (cd->inflight)
 			poll_inflight(cd);
-		finish(cd, w, CUDA_ERROR_OUT_OF_MEMORY);
+		enter(g, w->client);
+		r = vd.cuStreamSynchronize(cs);
+		cu_devout_sink(NULL);
+		finish(cd, w, r);
 		return;
 	}
 	f->w = w;
@@ -885,7 +895,7 @@ static void *executor(void *arg)
 	struct cu_dev *cd = arg;
 	uint64_t idle_since = 0;
 
-	set_current(cd, cd->ctx);
+	set_current(cd->ctx);
 	for (;;) {
 		struct work *batch;
 
@@ -933,11 +943,11 @@ static void *executor(void *arg)
 			 * cannot go while it has work queued. */
 			cu_devout_sink(NULL);
 			if (!batch || gctx_of(batch) != g)
-				set_current(cd, cd->ctx);
+				set_current(cd->ctx);
 		}
 		/* Held items wait for a next one only within a batch. */
 		flush_held(cd);
-		set_current(cd, cd->ctx);
+		set_current(cd->ctx);
 		if (cd->inflight) {
 			uint64_t t0 = axond_now_ns();
 
@@ -1008,7 +1018,7 @@ CUresult cuda_enter(struct client *c, int dev)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (atomic_load(&g->poison))
 		return (CUresult)atomic_load(&g->poison);
-	vd.cuCtxSetCurrent(g->ctx);
+	set_current(g->ctx);
 	cu_devout_sink(c);
 	return CUDA_SUCCESS;
 }
@@ -1019,7 +1029,7 @@ void cuda_leave(void)
 	cu_devout_sink(NULL);
 	/* The dispatcher's own calls (VMM, registrations) are per process:
 	 * device 0's primary context serves them. */
-	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	set_current(cu.dev[0].ctx);
 }
 
 static void cuda_submit(struct axond *d, struct work *w)
@@ -1090,7 +1100,7 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	for (i = 0; i < cu.ndev; i++) {
 		size_t fifo = 0;
 
-		vd.cuCtxSetCurrent(cu.dev[i].ctx);
+		set_current(cu.dev[i].ctx);
 		if (vd.cuCtxGetLimit(&fifo, CU_LIMIT_PRINTF_FIFO_SIZE) == CUDA_SUCCESS &&
 		    fifo <= UINT32_MAX)
 			d->info->device[i].printf_fifo_size = (uint32_t)fifo;
@@ -1098,7 +1108,7 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	/* The dispatcher thread maps memory with device 0's primary context
 	 * current (VMM mappings and host registrations are per process) and
 	 * switches to a client's context for its modules (cuda_enter). */
-	vd.cuCtxSetCurrent(cu.dev[0].ctx);
+	set_current(cu.dev[0].ctx);
 	/* Clients' contexts: made now, so that connecting stays instant.
 	 * Shared mode needs one per device, and one spare for a restart. */
 	{
@@ -1128,7 +1138,7 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 		ret = ctxpool_init(cu.ndev, devs, n, !axond_is_worker(d), err, errlen);
 		if (ret)
 			return ret;
-		vd.cuCtxSetCurrent(cu.dev[0].ctx);
+		set_current(cu.dev[0].ctx);
 	}
 	pthread_mutex_init(&cu.reg_lock, NULL);
 	pthread_cond_init(&cu.reg_cond, NULL);
@@ -1379,7 +1389,7 @@ static void cuda_module_unload(struct axond *d, struct client *c, struct module 
 		 * the last reference may drop on an executor).
 		 */
 		if (g && !atomic_load(&g->poison) && !(c->dead && !g->shared)) {
-			vd.cuCtxSetCurrent(g->ctx);
+			set_current(g->ctx);
 			cu_devout_sink(c->dead ? NULL : c);
 			vd.cuModuleUnload(cm->mod);
 			cuda_leave();
@@ -1445,7 +1455,9 @@ static int cuda_module_func_names(struct axond *d, struct client *c, struct modu
 		size_t l;
 
 		r = vd.cuFuncGetName(&name, fns[i]);
-		if (r || !name)
+		if (!r && !name)
+			r = CUDA_ERROR_UNKNOWN;	/* the count must match the names */
+		if (r)
 			break;
 		l = strlen(name) + 1;
 		if (used + l <= len)
