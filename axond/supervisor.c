@@ -77,6 +77,8 @@ struct wproc {
 	enum wstate state;
 	uint64_t client_id;	/* W_BUSY */
 	pid_t client_pid;
+	/* Its devices' busy time as its last stats document said. */
+	uint64_t busy_seen[AXON_MAX_DEVICES];
 	struct wproc *next;
 };
 
@@ -99,6 +101,9 @@ static struct {
 	uint64_t next_client_id;
 	uint64_t total_clients;
 	uint64_t start_ns;
+	/* Busy time of workers gone, as last seen: the merged busy_ns stays
+	 * a counter that only grows, as axon-top's deltas want. */
+	uint64_t busy_retired[AXON_MAX_DEVICES];
 } sv;
 
 
@@ -198,6 +203,11 @@ static void top_up(struct axond *d)
 
 static void worker_lost(struct axond *d, struct wproc *w)
 {
+	unsigned int i;
+
+	for (i = 0; i < AXON_MAX_DEVICES; i++)
+		sv.busy_retired[i] += w->busy_seen[i];
+	memset(w->busy_seen, 0, sizeof(w->busy_seen));
 	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, w->ctl, NULL);
 	close(w->ctl);
 	w->ctl = -1;
@@ -510,10 +520,52 @@ static uint64_t number_after(const char *doc, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
+#define BUSY_KEY	"\"busy_ns\":"
+
+/* The busy_ns of each device in a devices array's text, in order. */
+static void busy_of(const char *body, size_t len, uint64_t *busy)
+{
+	char *copy = strndup(body, len), *p;
+	unsigned int i = 0;
+
+	for (p = copy; p && i < AXON_MAX_DEVICES && (p = strstr(p, BUSY_KEY)); i++) {
+		p += strlen(BUSY_KEY);
+		busy[i] = strtoull(p, &p, 10);
+	}
+	free(copy);
+}
+
+/* The devices array's text with each busy_ns replaced by busy[i]. */
+static char *with_busy(const char *devices, const uint64_t *busy)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	const char *p = devices, *k;
+	unsigned int i = 0;
+
+	if (!f)
+		return NULL;
+	while ((k = strstr(p, BUSY_KEY)) && i < AXON_MAX_DEVICES) {
+		k += strlen(BUSY_KEY);
+		fprintf(f, "%.*s%llu", (int)(k - p), p, (unsigned long long)busy[i++]);
+		p = k;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	fputs(p, f);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /*
  * The stats document of every worker, merged: the daemon section is the
  * supervisor's with the workers' totals, the devices are the first
- * worker's (busy_ns: that worker's alone), the clients are all of them.
+ * worker's with busy_ns summed over every worker (those gone as last
+ * seen), the clients are all of them.
  */
 static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 {
@@ -552,8 +604,11 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 
 		if (!doc)
 			continue;
-		if (!devices && array_body(doc, "\"devices\":[", &body, &len))
-			devices = strndup(body, len);
+		if (array_body(doc, "\"devices\":[", &body, &len)) {
+			if (!devices)
+				devices = strndup(body, len);
+			busy_of(body, len, ws[i]->busy_seen);
+		}
 		ops += number_after(doc, "\"ops_total\":");
 		used += number_after(doc, "\"mem_used\":");
 		reserved += number_after(doc, "\"mem_reserved\":");
@@ -565,6 +620,21 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 	}
 	free(ws);
 	free(docs);
+	/* The devices' busy time: every worker's, gone ones' included. */
+	if (devices) {
+		uint64_t busy[AXON_MAX_DEVICES];
+		char *merged;
+
+		memcpy(busy, sv.busy_retired, sizeof(busy));
+		for (w = sv.list; w; w = w->next)
+			for (i = 0; i < AXON_MAX_DEVICES; i++)
+				busy[i] += w->busy_seen[i];
+		merged = with_busy(devices, busy);
+		if (merged) {
+			free(devices);
+			devices = merged;
+		}
+	}
 	fputs("]}\n", f);
 	if (fclose(f)) {
 		free(out);

@@ -15,7 +15,9 @@
  *   workers     two clients at once are served by two worker processes
  *               (server_pid), neither the supervisor; ids are distinct;
  *               SIGKILL of one worker ends its client only: the other
- *               goes on making progress and a new client is served.
+ *               goes on making progress and a new client is served. The
+ *               device's busy time is the workers' summed: it grew while
+ *               both ran and does not fall when a worker is gone.
  */
 #include <check.h>
 #include <signal.h>
@@ -65,6 +67,18 @@ static bool both_listed(const struct json *doc, void *arg)
 	return h_stats_client(doc, t->a) && h_stats_client(doc, t->b);
 }
 
+static uint64_t device_busy(void)
+{
+	struct json *doc = h_stats(&h_daemon);
+	uint64_t v;
+
+	ck_assert_ptr_nonnull(doc);
+	v = json_u64(json_get(json_at(json_get(doc, "devices"), 0), "busy_ns"), UINT64_MAX);
+	json_free(doc);
+	ck_assert_uint_ne(v, UINT64_MAX);
+	return v;
+}
+
 static uint64_t client_field(pid_t pid, const char *path)
 {
 	struct json *doc = h_stats(&h_daemon);
@@ -81,7 +95,7 @@ static uint64_t client_field(pid_t pid, const char *path)
 START_TEST(test_workers)
 {
 	struct two t;
-	uint64_t wa, wb, ida, idb, ops0, ops1;
+	uint64_t wa, wb, ida, idb, ops0, ops1, busy0;
 	int fa, fb, status;
 
 	t.a = h_spawn_bin(&fa, "busy", NULL);
@@ -101,6 +115,8 @@ START_TEST(test_workers)
 	ck_assert_uint_ne(wb, (uint64_t)h_daemon.pid);
 	ck_assert_uint_ne(ida, idb);
 
+	busy0 = device_busy();
+	ck_assert_uint_gt(busy0, 0);
 	/* A's worker dies as a fault would end it: A is ended, B is not. */
 	ck_assert_int_eq(kill((pid_t)wa, SIGKILL), 0);
 	ck_assert_int_ne(h_wait_child(t.a, H_MS(30000), "busy A"), 0);
@@ -112,6 +128,7 @@ START_TEST(test_workers)
 	ck_assert_msg(ops1 > ops0, "client B made no progress after A's worker died "
 		      "(%llu then %llu)", (unsigned long long)ops0, (unsigned long long)ops1);
 	ck_assert_int_eq(waitpid(t.b, &status, WNOHANG), 0);	/* still running */
+	ck_assert_uint_ge(device_busy(), busy0);
 	kill(t.b, SIGKILL);
 	h_wait_child(t.b, H_MS(10000), "busy B");
 	close(fa);
