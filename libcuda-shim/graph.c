@@ -189,8 +189,10 @@ static bool exec_set(uint64_t exec, struct shim_hostwork *hw, struct shim_hostwo
 		pthread_mutex_unlock(&count_lock);
 		return false;
 	}
-	if (execs[i].exec == exec)
-		*old = execs[i].hw;
+	/* Whatever the slot held goes: this exec's own earlier work, or a
+	 * destroyed exec's whose slot a new one took before its record
+	 * was cleared (another thread instantiating in between). */
+	*old = execs[i].hw;
 	execs[i] = (struct exec_rec){ hw ? exec : 0, hw };
 	pthread_mutex_unlock(&count_lock);
 	return true;

@@ -271,15 +271,20 @@ static nvmlReturn_t pci_info(nvmlDevice_t device, nvmlPciInfo_t *pci, bool full)
 	return NVML_SUCCESS;
 }
 
-/* _v2 and _v3 take the same struct; both get the same answer. */
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
 	return pci_info(device, pci, true);
 }
 
+/*
+ * Programs built with NVML 8's header call nvmlDeviceGetPciInfo as _v2
+ * with the old 52-byte struct (a 16-byte busId, then the numbers and four
+ * reserved words): only the first 36 bytes, which both layouts share, are
+ * written, or the 32-byte busId would run past the caller's struct.
+ */
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
-	return pci_info(device, pci, true);
+	return pci_info(device, pci, false);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci)

@@ -66,13 +66,17 @@ PART(exports)
 /* No daemon at AXON_ADDR: nvmlInit fails cleanly (DRIVER_NOT_LOADED). */
 START_TEST(test_nodaemon)
 {
-	char addr[PATH_MAX + 16], *saved = strdup(getenv("AXON_ADDR"));
+	const char *env = getenv("AXON_ADDR");
+	char addr[PATH_MAX + 16], *saved = env ? strdup(env) : NULL;
 	int rc;
 
 	snprintf(addr, sizeof(addr), "unix:%s/no-such.sock", h_daemon.dir);
 	setenv("AXON_ADDR", addr, 1);
 	rc = h_run_bin(RUN_MS, "nvml", "nodaemon", NULL);
-	setenv("AXON_ADDR", saved, 1);
+	if (saved)
+		setenv("AXON_ADDR", saved, 1);
+	else
+		unsetenv("AXON_ADDR");
 	free(saved);
 	ck_assert_msg(rc == 0, "nvml nodaemon: exit %d", rc);
 }
