@@ -63,6 +63,8 @@ void shim_hostwork_put(struct shim_hostwork *hw)
 		return;
 	for (i = 0; i < hw->n; i++)
 		shim_hostnode_release(&hw->node[i]);
+	if (hw->order)
+		cuEventDestroy_v2(hw->order);
 	free(hw->node);
 	free(hw);
 }
@@ -381,10 +383,23 @@ SHIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *out, CUgraph
  * shim_sqe or the host functions' completion credit make it wait): other
  * threads' ops on the stream then go before or after the whole launch.
  */
+/*
+ * Launches of one exec run one after the other, whatever their streams,
+ * as the driver runs them. A graph in one part gets that from the daemon's
+ * driver; one cut by host nodes is several launches there, so a launch on
+ * another stream could run its first part while an earlier launch waits
+ * for a host function, both using the same staging memory. So each launch
+ * of a graph with host work waits for an event recorded after the last
+ * part of the one before (not inside a capture: there the parts join the
+ * capture in order). One lock for all such launches: rare, and it keeps
+ * the event's wait and record in the order of the launches.
+ */
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static CUresult graph_launch(CUgraphExec x, CUstream s)
 {
 	struct shim_hostwork *hw;
-	bool capturing;
+	bool capturing, ordered;
 	uint64_t hx, hs;
 	uint32_t k;
 	CUresult r;
@@ -396,6 +411,12 @@ static CUresult graph_launch(CUgraphExec x, CUstream s)
 		return r;
 	hw = exec_hostwork(hx);
 	capturing = hw && shim_capturing();
+	ordered = hw && hw->n && !capturing;
+	if (ordered) {
+		pthread_mutex_lock(&order_lock);
+		if (hw->order_set)
+			r = cuStreamWaitEvent(s, hw->order, 0);
+	}
 	if (capturing)
 		shim_capture_host_lock();	/* its host nodes may join a capture */
 	shim_lock();
@@ -408,6 +429,14 @@ static CUresult graph_launch(CUgraphExec x, CUstream s)
 	shim_unlock();
 	if (capturing)
 		shim_capture_host_unlock();
+	if (ordered) {
+		if (!r && !hw->order)
+			r = cuEventCreate(&hw->order, CU_EVENT_DISABLE_TIMING);
+		if (!r)
+			r = cuEventRecord(hw->order, s);
+		hw->order_set = hw->order_set || !r;
+		pthread_mutex_unlock(&order_lock);
+	}
 	shim_hostwork_put(hw);
 	return r;
 }

@@ -266,6 +266,10 @@ struct shim_hostwork {
 	 * a staged copy's host node, the parts and host nodes of a graph
 	 * launched into the capture beyond its one child node. */
 	uint32_t hidden;
+	/* Recorded after the last part of the latest launch (graph.c:
+	 * graph_launch): the next launch, on any stream, waits for it. */
+	CUevent order;
+	bool order_set;
 };
 void shim_hostwork_get(struct shim_hostwork *hw);
 void shim_hostwork_put(struct shim_hostwork *hw);

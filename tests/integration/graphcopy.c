@@ -23,6 +23,10 @@
  *     it; NVIDIA's driver 580 refuses to capture a graph launch, and the
  *     cuda backend with it: checked on the sim only); an exec updated from
  *     a capture with other host buffers;
+ *   - two launches of one exec on two streams run one after the other, as
+ *     the driver runs them: the second's copy and host function see the
+ *     first's result doubled (a graph cut by host nodes is several
+ *     launches in the daemon; unordered, both would share one staging);
  *   - a graph built node by node with host memcpy nodes;
  *   - refusals: a NULL host pointer, cuStreamAddCallback in a capture;
  *   - afterwards no staging memory is left mapped in this process.
@@ -318,6 +322,50 @@ static void test_lifetimes(CUstream s, CUdeviceptr d)
 	printf("lifetimes: destroyed graph and exec, child graph, update OK\n");
 }
 
+static float *o_dst;
+static float o_log[2];
+static int o_n;
+
+static void CUDA_CB order_note(void *arg)
+{
+	(void)arg;
+	if (o_n < 2)
+		o_log[o_n] = o_dst[1];
+	o_n++;
+}
+
+static void test_two_streams(CUstream s, CUstream s2, CUdeviceptr d)
+{
+	float *one = malloc(BYTES);
+	CUgraphExec x;
+	CUgraph g;
+	int i;
+
+	o_dst = malloc(BYTES);
+	if (!one || !o_dst)
+		cu_fail("out of memory");
+	for (i = 0; i < N; i++)
+		one[i] = 1.0f;
+	CK(cuMemcpyHtoD(d, one, BYTES));
+	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	scale(d, 2.0f, s);
+	CK(cuMemcpyDtoHAsync(o_dst, d, BYTES, s));
+	CK(cuLaunchHostFunc(s, order_note, NULL));
+	CK(cuStreamEndCapture(s, &g));
+	CK(cuGraphInstantiate(&x, g, 0));
+	o_n = 0;
+	CK(cuGraphLaunch(x, s));
+	CK(cuGraphLaunch(x, s2));
+	CK(cuCtxSynchronize());
+	if (o_n != 2 || o_log[0] != 2.0f || o_log[1] != 4.0f)
+		cu_fail("two streams: %d host calls logged %g then %g, expected 2 then 4",
+			o_n, o_log[0], o_log[1]);
+	CK(cuGraphExecDestroy(x));
+	CK(cuGraphDestroy(g));
+	free(one);
+	free(o_dst);
+}
+
 static void test_built(CUstream s, CUdeviceptr d, CUcontext ctx)
 {
 	float *src = malloc(BYTES), *dst = malloc(BYTES);
@@ -421,6 +469,7 @@ int main(void)
 	test_registered_pinned(s, d);
 	test_queued(s, s2, d);
 	test_lifetimes(s, d);
+	test_two_streams(s, s2, d);
 	test_built(s, d, ctx);
 	test_refusals(s, d);
 
