@@ -531,6 +531,26 @@ static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateRe
 		r = graph_handle(g, &hg);
 	if (r)
 		return r;
+	{
+		/*
+		 * A launch whose later parts the daemon holds behind a host
+		 * function would meet the update first and run with the new
+		 * parameters and staging, where the driver's queued launches
+		 * keep the old ones: the update waits for the launches before
+		 * it (the event after the last one's last part, graph_launch).
+		 */
+		struct shim_hostwork *cur = exec_hostwork(hx);
+
+		if (cur) {
+			pthread_mutex_lock(&order_lock);
+			if (cur->order_set)
+				r = cuEventSynchronize(cur->order);
+			pthread_mutex_unlock(&order_lock);
+			shim_hostwork_put(cur);
+		}
+		if (r)
+			return r;
+	}
 	r = shim_call_obj(AXON_OP_GRAPH_EXEC_UPDATE, hx, hg, 0, &w);
 	if (!r) {
 		/* Same number of host nodes (the daemon checked): the exec

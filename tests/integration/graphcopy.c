@@ -27,6 +27,9 @@
  *     the driver runs them: the second's copy and host function see the
  *     first's result doubled (a graph cut by host nodes is several
  *     launches in the daemon; unordered, both would share one staging);
+ *   - an exec updated while its launch waits behind a host function
+ *     queued before it: the launch keeps the old destination, as the
+ *     driver's queued launches keep their parameters;
  *   - a graph built node by node with host memcpy nodes;
  *   - refusals: a NULL host pointer, cuStreamAddCallback in a capture;
  *   - afterwards no staging memory is left mapped in this process.
@@ -36,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuclient.h"
 
@@ -366,6 +370,55 @@ static void test_two_streams(CUstream s, CUstream s2, CUdeviceptr d)
 	free(o_dst);
 }
 
+static void CUDA_CB linger(void *arg)
+{
+	(void)arg;
+	usleep(200 * 1000);
+}
+
+static void test_update_queued(CUstream s, CUdeviceptr d)
+{
+	float *one = malloc(BYTES), *a = malloc(BYTES), *b = malloc(BYTES);
+	CUgraphExecUpdateResultInfo info;
+	CUgraph g, g2;
+	CUgraphExec x;
+	int i;
+
+	if (!one || !a || !b)
+		cu_fail("out of memory");
+	for (i = 0; i < N; i++)
+		one[i] = 1.0f;
+	CK(cuMemcpyHtoD(d, one, BYTES));
+	o_dst = a;
+	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	scale(d, 2.0f, s);
+	CK(cuMemcpyDtoHAsync(a, d, BYTES, s));
+	CK(cuLaunchHostFunc(s, order_note, NULL));
+	CK(cuStreamEndCapture(s, &g));
+	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	scale(d, 2.0f, s);
+	CK(cuMemcpyDtoHAsync(b, d, BYTES, s));
+	CK(cuLaunchHostFunc(s, order_note, NULL));
+	CK(cuStreamEndCapture(s, &g2));
+	CK(cuGraphInstantiate(&x, g, 0));
+	memset(a, 0, BYTES);
+	memset(b, 0, BYTES);
+	o_n = 0;
+	CK(cuLaunchHostFunc(s, linger, NULL));
+	CK(cuGraphLaunch(x, s));
+	CK(cuGraphExecUpdate(x, g2, &info));
+	CK(cuCtxSynchronize());
+	if (a[1] != 2.0f || b[1] != 0.0f || o_n != 1 || o_log[0] != 2.0f)
+		cu_fail("update behind a queued launch: old destination %g, new %g, "
+			"host calls %d saw %g; expected 2, 0, 1, 2", a[1], b[1], o_n, o_log[0]);
+	CK(cuGraphExecDestroy(x));
+	CK(cuGraphDestroy(g));
+	CK(cuGraphDestroy(g2));
+	free(one);
+	free(a);
+	free(b);
+}
+
 static void test_built(CUstream s, CUdeviceptr d, CUcontext ctx)
 {
 	float *src = malloc(BYTES), *dst = malloc(BYTES);
@@ -470,6 +523,7 @@ int main(void)
 	test_queued(s, s2, d);
 	test_lifetimes(s, d);
 	test_two_streams(s, s2, d);
+	test_update_queued(s, d);
 	test_built(s, d, ctx);
 	test_refusals(s, d);
 
