@@ -484,70 +484,35 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t de
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
 						  nvmlEnableState_t *isActive)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
 	(void)link;
-	if (r)
-		return r;
-	if (!isActive)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, isActive);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
 							     nvmlIntNvLinkDeviceType_t *type)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
 	(void)link;
-	if (r)
-		return r;
-	if (!type)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, type);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
 							     nvmlPciInfo_t *pci)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
 	(void)link;
-	if (r)
-		return r;
-	if (!pci)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, pci);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
 						    nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
-	if (r)
-		return r;
-	if (!gpuFabricInfo)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, gpuFabricInfo);
 }
 
 /* (the version word is not checked: there is no struct version we fill) */
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
 						     nvmlGpuFabricInfoV_t *gpuFabricInfo)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
-	if (r)
-		return r;
-	if (!gpuFabricInfo)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, gpuFabricInfo);
 }
 
 /* ---- sensors and clocks ------------------------------------------------------------ */
@@ -561,14 +526,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
 						       nvmlUtilization_t *utilization)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
-	if (r)
-		return r;
-	if (!utilization)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, utilization);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
@@ -587,14 +545,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
 {
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
-	if (r)
-		return r;
-	if (!power)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	NVML_NOT_SUPPORTED();
+	NVML_UNSUPPORTED_QUERY(device, power);
 }
 
 /*

@@ -62,6 +62,20 @@ nvmlReturn_t nvml_unsupported(const char *name, atomic_int *logged);
 		return nvml_unsupported(__func__, &logged_);		\
 	} while (0)
 
+/* A query axon cannot answer: the handle and the out pointer are still
+ * checked first, as NVML checks them, then NOT_SUPPORTED. */
+#define NVML_UNSUPPORTED_QUERY(device, out)				\
+	do {								\
+		CUdevice dev_;						\
+		nvmlReturn_t r_ = nvml_device((device), &dev_);		\
+									\
+		if (r_)							\
+			return r_;					\
+		if (!(out))						\
+			return NVML_ERROR_INVALID_ARGUMENT;		\
+		NVML_NOT_SUPPORTED();					\
+	} while (0)
+
 /* device.c */
 struct nvml_pci {
 	unsigned int domain, bus, device, function;
