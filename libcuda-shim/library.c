@@ -116,80 +116,6 @@ static CUresult target_ctx(struct shim_ctx **out)
 }
 
 /* The library's module in sc, loaded now if it is not there yet. */
-/*
- * Images the daemon's driver refused for a device, by the caller's own
- * pointer (only CU_LIBRARY_BINARY_IS_PRESERVED images: their bytes stay
- * the same). cuDNN 9 loads a library, asks it for kernels and unloads it
- * again on every use when the kernels cannot be had, and does not when
- * the load itself fails, as a driver loading eagerly (what
- * cuModuleGetLoadingMode says here) fails it: seen on the H200, where
- * libraries of cuDNN's xmma reorder kernels, which have no code for
- * sm_90, were sent to axond ~160 times per training step of a small CNN
- * (each GetKernel a module load refused with NO_BINARY_FOR_GPU), 16x
- * slower than native. With the refusal remembered, the next load of the
- * same image fails at once, as natively. An entry names the address, the
- * length and a fingerprint of the first 4 KiB, so another image that
- * comes to lie at the same address (a library unloaded, another loaded)
- * is not taken for it.
- */
-#define MAX_REFUSED	256
-
-static struct refused {
-	const void *image;
-	size_t len;
-	uint64_t print;
-	CUdevice dev;
-	CUresult err;
-} refused[MAX_REFUSED];
-
-/* FNV-1a of the image's first 4 KiB (a fatbin's or ELF's headers). */
-static uint64_t fingerprint(const void *image, size_t len)
-{
-	const unsigned char *p = image;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i, n = len < 4096 ? len : 4096;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-static unsigned int nrefused, next_refused;
-
-static bool image_error(CUresult r)
-{
-	return r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
-	       r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
-}
-
-/* lib_lock held. */
-static CUresult refused_for(const void *image, size_t len, int dev)
-{
-	uint64_t print = 0;
-	unsigned int i;
-
-	for (i = 0; i < nrefused; i++) {
-		if (refused[i].image != image || refused[i].len != len || refused[i].dev != dev)
-			continue;
-		if (!print)
-			print = fingerprint(image, len);
-		if (refused[i].print == print)
-			return refused[i].err;
-	}
-	return CUDA_SUCCESS;
-}
-
-static void remember_refused(const struct shim_library *l, CUdevice dev, CUresult err)
-{
-	if (!l->preserved || !image_error(err) || refused_for(l->image, l->len, dev))
-		return;
-	refused[next_refused] = (struct refused){
-		l->image, l->len, fingerprint(l->image, l->len), dev, err
-	};
-	next_refused = (next_refused + 1) % MAX_REFUSED;
-	if (nrefused < MAX_REFUSED)
-		nrefused++;
-}
-
 static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule *out)
 {
 	struct shim_ctx *cur = shim_current_ctx();
@@ -203,8 +129,6 @@ static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule 
 			return CUDA_SUCCESS;
 		}
 	}
-	if (l->preserved && (r = refused_for(l->image, l->len, sc->device)))
-		return r;
 	if (l->nmods == l->capmods) {
 		unsigned int n = l->capmods ? l->capmods * 2 : 4;
 		struct lib_module *nm = realloc(l->mods, n * sizeof(*nm));
@@ -224,10 +148,8 @@ static CUresult module_in(struct shim_library *l, struct shim_ctx *sc, CUmodule 
 	r = cuModuleLoadData(&mod, l->image);
 	if (cur != sc)
 		cuCtxPopCurrent_v2(NULL);
-	if (r) {
-		remember_refused(l, sc->device, r);
+	if (r)
 		return r;
-	}
 	l->mods[l->nmods].ctx = sc->handle;
 	l->mods[l->nmods].mod = mod;
 	l->nmods++;
@@ -285,10 +207,8 @@ static CUresult library_load(CUlibrary *library, const void *code, bool preserve
 		struct shim_ctx *cur = shim_current_ctx();
 
 		/* As an eager load into the current context (device 0's
-		 * primary one if none) would fail. */
-		pthread_mutex_lock(&lib_lock);
-		r = refused_for(image, len, cur ? cur->device : 0);
-		pthread_mutex_unlock(&lib_lock);
+		 * primary one if none) would fail (refused.c). */
+		r = shim_image_refused(image, len, cur ? cur->device : 0, true);
 		if (r) {
 			free(l);
 			return r;

@@ -120,6 +120,10 @@ static CUresult load(CUmodule *mod, const void *image, size_t len)
 		return r;
 	if (!len)
 		return CUDA_ERROR_INVALID_IMAGE;
+	/* Refused before: fails at once, as the driver would (refused.c). */
+	r = shim_image_refused(image, len, sc->device, false);
+	if (r)
+		return r;
 	if (len > shim_data_max() / 2) {
 		shim_log("module image of %zu bytes exceeds half the data area (%llu bytes); "
 			 "raise it with axond --data-size (socket clients) or the axon "
@@ -144,6 +148,8 @@ static CUresult load(CUmodule *mod, const void *image, size_t len)
 	if (!r)
 		*mod = (CUmodule)(uintptr_t)w.aux[0];
 	shim_unlock();
+	if (r)
+		shim_image_remember_refused(image, len, sc->device, r);
 	return r;
 }
 

@@ -319,6 +319,11 @@ struct shim_func *shim_func_of(CUfunction f);
 /* What cuModuleLoadData would send for @image (the fatbin behind a wrapper)
  * and its size, found from its headers (0: an image it cannot size). */
 const void *shim_module_image(const void *image, size_t *len);
+/* Image loads the daemon's driver refused for a device, remembered by
+ * content (refused.c): the error to fail a new load of the image with, or
+ * CUDA_SUCCESS; at: only one refused at this very address. */
+CUresult shim_image_refused(const void *image, size_t len, CUdevice dev, bool at);
+void shim_image_remember_refused(const void *image, size_t len, CUdevice dev, CUresult err);
 void shim_funcs_forget(void);
 void shim_events_forget(void);
 

@@ -20,8 +20,9 @@
  *     loads (lazily) but gives no kernel (NO_BINARY_FOR_GPU); loaded again
  *     from the same preserved image it fails at once, as a driver loading
  *     eagerly fails it (what cuDNN 9 relies on, or it tries again at every
- *     use); a copy the caller does not preserve is not judged by address,
- *     and a good preserved image still loads
+ *     use); a copy of it elsewhere, preserved or not, loads (lazily) and
+ *     gives no kernel, and cuModuleLoadData of it fails (refusals are
+ *     remembered by content: without crossing); a good image still loads
  *   - the private table 1734dc26 (cuBLASLt's half-precision heuristics):
  *     17 slots; 4 and 13 go to the device's driver (the sim has none:
  *     NOT_SUPPORTED), 13 refuses objects slot 4 did not give
@@ -80,8 +81,9 @@ static void check_refused_library(void)
 	void *yes = (void *)1;
 	char path[4096];
 	size_t len, good_len;
-	void *image, *good = cu_load_kernels("cubin", &good_len);
+	void *image, *copy, *good = cu_load_kernels("cubin", &good_len);
 	CUlibrary lib;
+	CUmodule mod;
 	CUkernel k;
 	FILE *f;
 
@@ -103,13 +105,24 @@ static void check_refused_library(void)
 	CK(cuLibraryUnload(lib));
 	EXPECT(cuLibraryLoadData(&lib, image, NULL, NULL, 0, &preserve, &yes, 1),
 	       CUDA_ERROR_NO_BINARY_FOR_GPU);
-	/* Not preserved: its bytes may change under the same address. */
+	/* By content: not preserved, at another address, as a module. */
+	copy = malloc(len);
+	if (!copy)
+		cu_fail("out of memory");
+	memcpy(copy, image, len);
 	CK(cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0));
 	EXPECT(cuLibraryGetKernel(&k, lib, K_FILL), CUDA_ERROR_NO_BINARY_FOR_GPU);
 	CK(cuLibraryUnload(lib));
+	CK(cuLibraryLoadData(&lib, copy, NULL, NULL, 0, &preserve, &yes, 1));
+	EXPECT(cuLibraryGetKernel(&k, lib, K_FILL), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	CK(cuLibraryUnload(lib));
+	EXPECT(cuModuleLoadData(&mod, copy), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	free(copy);
 	CK(cuLibraryLoadData(&lib, good, NULL, NULL, 0, &preserve, &yes, 1));
 	CK(cuLibraryGetKernel(&k, lib, K_FILL));
 	CK(cuLibraryUnload(lib));
+	CK(cuModuleLoadData(&mod, good));
+	CK(cuModuleUnload(mod));
 	free(image);
 	free(good);
 }
