@@ -219,6 +219,7 @@ struct axond_config {
 	uint64_t sim_mem;
 	bool sim_fault_process;	/* sim: a fault poisons the process (--sim-fault) */
 	unsigned int spin_us;
+	unsigned int collapse_min;	/* cuda: --collapse (0: off) */
 	unsigned int max_clients;
 	uint64_t default_data_size;
 	uint64_t mint_credit;

@@ -60,6 +60,9 @@ static void usage(FILE *f)
 		"                         address) poisons: its client (default), or the\n"
 		"                         whole daemon process, as NVIDIA's driver does\n"
 		"  --spin-us=N            busy-poll this long before sleeping (default 50)\n"
+		"  --collapse=N           cuda: issue a run of N or more launches queued on\n"
+		"                         one stream as one replay of a cached CUDA graph\n"
+		"                         (default 4; 0: launch each one directly)\n"
 		"  --max-clients=N        (default 1024)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
 		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
@@ -97,6 +100,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "sim-mem", required_argument, NULL, 'm' },
 		{ "sim-fault", required_argument, NULL, 'F' },
 		{ "spin-us", required_argument, NULL, 's' },
+		{ "collapse", required_argument, NULL, 'L' },
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "data-size", required_argument, NULL, 'D' },
 		{ "mint-credit", required_argument, NULL, 'C' },
@@ -119,6 +123,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		cfg->listen = getenv("AXON_ADDR");
 	cfg->sim_mem = 16ULL << 30;
 	cfg->spin_us = 50;
+	cfg->collapse_min = 4;	/* COLLAPSE_MIN_DEFAULT (cuda/collapse.h) */
 	cfg->max_clients = 1024;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
@@ -162,6 +167,15 @@ static int parse_args(struct axond *d, int argc, char **argv)
 				goto bad;
 			break;
 		case 's': cfg->spin_us = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'L': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || n > 128)	/* COLLAPSE_MAX */
+				goto bad;
+			cfg->collapse_min = (unsigned int)n;
+			break;
+		}
 		case 'c':
 			cfg->max_clients = (unsigned int)strtoul(optarg, NULL, 10);
 			if (!cfg->max_clients)
@@ -370,11 +384,21 @@ static void set_need_wakeup(struct axond *d, bool on)
 	}
 }
 
+/* While spinning, the sockets are looked at this often. */
+#define EPOLL_EVERY_NS	(20ULL * 1000)
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 static void run(struct axond *d)
 {
 	const uint64_t spin_ns = (uint64_t)d->cfg.spin_us * 1000;
 	struct epoll_event evs[64];
-	uint64_t idle_since = axond_now_ns();
+	uint64_t idle_since = axond_now_ns(), last_epoll = 0, now;
 	unsigned int polls = 0;
 	int n;
 
@@ -390,10 +414,22 @@ static void run(struct axond *d)
 			}
 			continue;
 		}
-		if (axond_now_ns() - idle_since < spin_ns) {
-			server_expire(d);
-			n = epoll_wait(d->epoll_fd, evs, 64, 0);
-			handle_events(d, evs, n);
+		now = axond_now_ns();
+		if (now - idle_since < spin_ns) {
+			/*
+			 * Spinning: look at the sockets now and then, not at
+			 * every turn. An epoll_wait is a system call; a ring
+			 * submitted meanwhile waited for it to return (the
+			 * round trip of a synchronous call, ~1 us on the H200).
+			 */
+			if (now - last_epoll >= EPOLL_EVERY_NS) {
+				last_epoll = now;
+				server_expire(d);
+				n = epoll_wait(d->epoll_fd, evs, 64, 0);
+				handle_events(d, evs, n);
+			} else {
+				cpu_relax();
+			}
 			continue;
 		}
 		/*

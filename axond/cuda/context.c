@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "../axond.h"
+#include "collapse.h"
 #include "context.h"
 #include "devout.h"
 #include "vendor.h"
@@ -279,8 +280,9 @@ void gctx_put(struct cu_gctx *g)
 
 	if (!g || atomic_fetch_sub(&g->refs, 1) != 1)
 		return;
-	/* Its events go with the context. */
+	/* Its events go with the context; its graphs do not. */
 	free(g->evpool);
+	collapse_free(g);
 	t = malloc(sizeof(*t));
 	if (!t) {
 		destroy(g->ctx);	/* rare: do it here */

@@ -27,6 +27,8 @@ struct cu_gctx {
 	/* Executor only: events made in this context to track work. */
 	CUevent *evpool;
 	unsigned int nev, evcap;
+	/* Executor only: graphs that replay runs of launches (collapse.c). */
+	struct collapse_cache *collapse;
 };
 
 /* Fills each device's pool with n contexts (synchronously: they exist

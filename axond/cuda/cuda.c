@@ -48,6 +48,8 @@
 #include "launch.h"
 #include "vmm.h"
 #include "hostmem.h"
+#include "profile.h"
+#include "collapse.h"
 
 struct inflight {
 	struct work *w;
@@ -77,6 +79,10 @@ struct cu_dev {
 	struct work *held, *held_tail;
 	struct cu_gctx *held_g;
 	CUstream held_cs;
+	struct exec_prof prof;	/* AXOND_PROFILE=1 (profile.h) */
+	/* The client context current on the executor, referenced (enter);
+	 * NULL: the primary one. */
+	struct cu_gctx *cur;
 	/* shared mode: the context new clients join (dispatcher; replaced
 	 * once poisoned) */
 	struct cu_gctx *shared;
@@ -140,12 +146,17 @@ static struct {
  * would lie; others (the registrars, the keeper) switch for themselves.
  */
 static __thread CUcontext thread_ctx;
+/* The executor's profile, on its own thread (NULL elsewhere). */
+static __thread struct exec_prof *thread_prof;
 
 static void set_current(CUcontext ctx)
 {
 	if (thread_ctx != ctx) {
+		uint64_t t0 = prof_start();
+
 		vd.cuCtxSetCurrent(ctx);
 		thread_ctx = ctx;
+		prof_end(thread_prof, PROF_CTX_SWITCH, t0);
 	}
 }
 
@@ -371,15 +382,39 @@ static struct cu_gctx *gctx_of(const struct work *w)
 	return cc->g[w->stream->ctx->device];
 }
 
-/* Makes g current on the executor. A context switch is a thread-local
- * store in the driver; done for every item rather than cached, so that a
- * context destroyed and another made at the same address is never taken
- * for current. */
-
-static void enter(struct cu_gctx *g, struct client *c)
+/*
+ * Makes g current on executor cd. The executor holds a reference on the
+ * context it has current, so the context cannot be destroyed under it (a
+ * destroyed current context fails every later call, and one made at the
+ * same address would fool set_current's cache) and it need not switch back
+ * to the primary context after every batch: with one client, as in a
+ * worker process, it never switches at all. It lets go before it sleeps.
+ */
+static void enter(struct cu_dev *cd, struct cu_gctx *g, struct client *c)
 {
-	set_current(g->ctx);
+	if (cd->cur != g) {
+		struct cu_gctx *old = cd->cur;
+
+		atomic_fetch_add(&g->refs, 1);
+		set_current(g->ctx);
+		cd->cur = g;
+		gctx_put(old);	/* no longer current here */
+	} else {
+		/* A module unloaded on this thread may have switched
+		 * (cuda_module_unload); a no-op otherwise. */
+		set_current(g->ctx);
+	}
 	cu_devout_sink(c);	/* what a launch flushes is c's */
+}
+
+/* Back to the primary context, letting go of the client's (executor). */
+static void enter_primary(struct cu_dev *cd)
+{
+	struct cu_gctx *old = cd->cur;
+
+	set_current(cd->ctx);
+	cd->cur = NULL;
+	gctx_put(old);
 }
 
 /* A tracking event of context g (current). */
@@ -534,8 +569,8 @@ static void poison(struct cu_gctx *g, struct client *c, CUresult r)
 static void finish(struct cu_dev *cd, struct work *w, int32_t res)
 {
 	struct cu_gctx *g = gctx_of(w);
+	uint64_t t0 = prof_start();
 
-	(void)cd;
 	if (g && cu_sticky((CUresult)res))
 		poison(g, w->client, (CUresult)res);
 	if (w->type == WORK_EVENT_RECORD && !res) {
@@ -543,6 +578,7 @@ static void finish(struct cu_dev *cd, struct work *w, int32_t res)
 		atomic_fetch_add(&w->event.event->done_records, 1);
 	}
 	work_done(cu.d, w, res);
+	prof_end(&cd->prof, PROF_FINISH, t0);
 }
 
 /*
@@ -552,25 +588,37 @@ static void finish(struct cu_dev *cd, struct work *w, int32_t res)
  * output). The event is complete: synchronising on it does not wait, it
  * only flushes, as every CUDA synchronisation does.
  */
+static bool may_print(const struct work *w)
+{
+	const struct cu_module *cm;
+
+	if (w->type != WORK_LAUNCH || !w->launch.func || !w->launch.func->module)
+		return false;
+	cm = w->launch.func->module->backend_priv;
+	return cm && cm->prints;
+}
+
 static void flush_output(struct inflight *f)
 {
-	struct work *w = f->w;
-	struct cu_module *cm;
+	struct work *w = f->w, *b;
+	bool prints = may_print(w);
 
 	/* Shared mode: one printf buffer for everyone, left to axond's
 	 * stdout; nothing to attribute. */
-	if (cu.shared_mode || w->type != WORK_LAUNCH || !w->launch.func ||
-	    !w->launch.func->module || atomic_load(&w->client->dead_for_worker))
+	if (cu.shared_mode || atomic_load(&w->client->dead_for_worker) ||
+	    atomic_load(&f->g->poison))
 		return;
-	cm = w->launch.func->module->backend_priv;
-	if (!cm || !cm->prints || atomic_load(&f->g->poison))
+	/* One flush covers every launch the event completes: those held
+	 * before it too (the same stream, context and client). */
+	for (b = f->before; b && !prints; b = b->next)
+		prints = may_print(b);
+	if (!prints)
 		return;
-	enter(f->g, w->client);
+	enter(&cu.dev[f->g->dev], f->g, w->client);
 	vd.cuEventSynchronize(f->ev);
 	/* (fd 1 is read at context synchronisations and module loads,
 	 * not here: no system call per launch) */
 	cu_devout_sink(NULL);
-	set_current(cu.dev[f->g->dev].ctx);
 }
 
 /* Polls in-flight work; returns how many completed. */
@@ -582,6 +630,7 @@ static int poll_inflight(struct cu_dev *cd)
 	int n = 0;
 
 	while ((f = *pp)) {
+		uint64_t t0;
 		CUresult r;
 
 		/* Work completes in its stream's order: one item still
@@ -596,9 +645,12 @@ static int poll_inflight(struct cu_dev *cd)
 		/* The driver may report a fault here, and print what goes
 		 * with it (a failed assert's message): that is this client's. */
 		cu_devout_sink(f->w->client);
+		t0 = prof_start();
 		r = vd.cuEventQuery(f->ev);
+		prof_end(&cd->prof, PROF_EV_QUERY, t0);
 		cu_devout_sink(NULL);
 		if (r == CUDA_ERROR_NOT_READY) {
+			cd->prof.ev_not_ready += exec_profiling;
 			if (nbusy == sizeof(busy) / sizeof(busy[0]))
 				break;
 			busy[nbusy++] = f->w->stream;
@@ -643,12 +695,14 @@ static bool stream_in_flight(struct cu_dev *cd, const struct stream *s)
 /*
  * An item whose completion may be learnt from a later one of its stream:
  * plain asynchronous work, no event record (its time is taken when it
- * completes), nothing that prints (its output is flushed per launch).
+ * completes). A launch that may print is one too: the flush when the
+ * later one completes (flush_output) takes its output as well, before
+ * either is reported done. (Once, a module whose image names vprintf, and
+ * every fatbin, cost an event, a poll and a flush per launch: on the H200
+ * that was ~4 us of the executor's ~10 us per launch.)
  */
 static bool coalescible(const struct work *w)
 {
-	struct cu_module *cm;
-
 	if (w->capture || !w->stream)
 		return false;
 	switch (w->type) {
@@ -658,11 +712,8 @@ static bool coalescible(const struct work *w)
 	case WORK_MEMSET:
 		return true;
 	case WORK_LAUNCH:
-		if (cu.shared_mode)
-			return true;
-		cm = w->launch.func && w->launch.func->module ?
-		     w->launch.func->module->backend_priv : NULL;
-		return cm && !cm->prints;
+		return w->launch.func && w->launch.func->module &&
+		       w->launch.func->module->backend_priv;
 	default:
 		return false;
 	}
@@ -690,7 +741,7 @@ static void flush_held(struct cu_dev *cd)
 	if (!cd->held)
 		return;
 	/* In the items' context: an event is made in the current one. */
-	enter(cd->held_g, last->client);
+	enter(cd, cd->held_g, last->client);
 	f = cd->spare;
 	if (f)
 		cd->spare = f->next;
@@ -700,7 +751,10 @@ static void flush_held(struct cu_dev *cd)
 		f->g = cd->held_g;
 		r = ev_get(f->g, &f->ev);
 		if (!r) {
+			uint64_t t0 = prof_start();
+
 			r = vd.cuEventRecord(f->ev, cd->held_cs);
+			prof_end(&cd->prof, PROF_EV_RECORD, t0);
 			if (r)
 				ev_put(f->g, f->ev);
 		}
@@ -723,7 +777,7 @@ static void flush_held(struct cu_dev *cd)
 	while (cd->inflight)
 		if (!poll_inflight(cd))
 			sched_yield();
-	enter(cd->held_g, last->client);
+	enter(cd, cd->held_g, last->client);
 	if (!cu_sticky(r))
 		r = vd.cuStreamSynchronize(cd->held_cs);
 	cu_devout_sink(NULL);
@@ -792,7 +846,7 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 		return;
 	}
 	if (g)
-		enter(g, w->client);
+		enter(cd, g, w->client);
 	cs = stream_of(w->stream, &r);
 	if (!r && cuda_graph_immediate(w)) {
 		/* A captured item is a node, not work: done once issued, with
@@ -804,12 +858,16 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 				if (!poll_inflight(cd))
 					sched_yield();
 		if (g)
-			enter(g, w->client);	/* polling may have switched */
+			enter(cd, g, w->client);	/* polling may have switched */
 		finish(cd, w, issue(w, cs));
 		return;
 	}
-	if (!r)
+	if (!r) {
+		uint64_t t0 = prof_start();
+
 		r = issue(w, cs);
+		prof_end(&cd->prof, PROF_ISSUE, t0);
+	}
 	cu_devout_sink(NULL);
 	if (r)
 		flush_held(cd);	/* they were issued before it */
@@ -850,7 +908,10 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 		f->g = g;
 		r = ev_get(g, &f->ev);
 		if (!r) {
+			uint64_t t0 = prof_start();
+
 			r = vd.cuEventRecord(f->ev, cs);
+			prof_end(&cd->prof, PROF_EV_RECORD, t0);
 			if (r)
 				ev_put(g, f->ev);
 		}
@@ -868,7 +929,7 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 		 * never reported done before it is. */
 		while (cd->inflight)
 			poll_inflight(cd);
-		enter(g, w->client);
+		enter(cd, g, w->client);
 		r = vd.cuStreamSynchronize(cs);
 		cu_devout_sink(NULL);
 		finish(cd, w, r);
@@ -879,6 +940,71 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 	f->before = cd->held;
 	cd->held = cd->held_tail = NULL;
 	track(cd, f);
+}
+
+/* A plain launch that a graph node can stand for (collapse.h): no launch
+ * attributes (cuLaunchKernelEx), and coalescible (no capture, no printf). */
+static bool collapsible(const struct work *w)
+{
+	return w->type == WORK_LAUNCH && !w->launch.nattrs &&
+	       w->launch.func && w->launch.func->backend_priv && coalescible(w);
+}
+
+/*
+ * Issues the run of collapsible launches that starts at w (the batch, in
+ * order) as one graph replay, when it is long enough. Returns the rest of
+ * the batch after the items it issued (which wait, held, for one event
+ * after them: run_one, flush_held), or w itself when it issued none;
+ * *issued gets how many it issued.
+ */
+static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned int *issued)
+{
+	struct work *items[COLLAPSE_MAX], *x, *rest;
+	struct cu_gctx *g;
+	unsigned int len = 0, n, i;
+	uint64_t t0;
+	CUstream cs;
+	CUresult r;
+
+	*issued = 0;
+	if (!collapse_min || !collapsible(w))
+		return w;
+	g = gctx_of(w);
+	if (!g || atomic_load(&g->poison) || atomic_load(&w->client->dead_for_worker))
+		return w;
+	for (x = w; x && len < COLLAPSE_MAX && x->stream == w->stream &&
+	     gctx_of(x) == g && collapsible(x); x = x->next)
+		items[len++] = x;
+	/* Powers of two: a loop of one kernel meets a handful of shapes. */
+	for (n = 1; n * 2 <= len; n *= 2)
+		;
+	if (n < collapse_min || n < 2)
+		return w;
+	if (cd->held && (cd->held_tail->stream != w->stream || cd->held_g != g))
+		flush_held(cd);
+	enter(cd, g, w->client);
+	cs = stream_of(w->stream, &r);
+	if (r)
+		return w;
+	t0 = prof_start();
+	r = collapse_issue(g, cs, items, n);
+	prof_end(&cd->prof, PROF_COLLAPSE, t0);
+	if (r)
+		return w;	/* launched one by one, as before */
+	rest = items[n - 1]->next;
+	for (i = 0; i < n; i++) {
+		items[i]->next = NULL;
+		if (cd->held)
+			cd->held_tail->next = items[i];
+		else
+			cd->held = items[i];
+		cd->held_tail = items[i];
+	}
+	cd->held_g = g;
+	cd->held_cs = cs;
+	cd->prof.collapsed_items += exec_profiling ? n : 0;
+	*issued = n;
+	return rest;
 }
 
 #define EXEC_SPIN_NS	(50ULL * 1000)
@@ -895,9 +1021,12 @@ static void *executor(void *arg)
 	struct cu_dev *cd = arg;
 	uint64_t idle_since = 0;
 
+	thread_prof = &cd->prof;
 	set_current(cd->ctx);
 	for (;;) {
 		struct work *batch;
+		uint64_t t_idle = prof_start(), t_take;
+		unsigned int nbatch = 0;
 
 		/*
 		 * Nothing queued and nothing in flight: look again for a
@@ -914,40 +1043,68 @@ static void *executor(void *arg)
 			       axond_now_ns() - t0 < EXEC_SPIN_NS)
 				cpu_relax();
 		}
+		t_take = prof_start();
 		pthread_mutex_lock(&cd->lock);
-		while (!cd->head && !cd->inflight && !cd->stop)
-			pthread_cond_wait(&cd->cond, &cd->lock);
+		if (!cd->head && !cd->inflight && !cd->stop) {
+			/* Asleep, it holds no client's context (enter). */
+			if (cd->cur) {
+				pthread_mutex_unlock(&cd->lock);
+				enter_primary(cd);
+				continue;
+			}
+			while (!cd->head && !cd->inflight && !cd->stop)
+				pthread_cond_wait(&cd->cond, &cd->lock);
+			t_take = prof_start();
+		}
 		if (cd->stop && !cd->head && !cd->inflight) {
 			pthread_mutex_unlock(&cd->lock);
+			enter_primary(cd);
 			return NULL;
 		}
 		batch = cd->head;
 		cd->head = cd->tail = NULL;
 		pthread_mutex_unlock(&cd->lock);
+		if (exec_profiling && batch) {
+			/* idle: from the top of the loop to the batch, when
+			 * nothing was in flight to poll meanwhile */
+			if (!cd->inflight)
+				prof_end(&cd->prof, PROF_IDLE, t_idle);
+			prof_end(&cd->prof, PROF_HANDOFF, t_take);
+		}
 		if (!cd->inflight)
 			cd->last_poll = 0;
 
 		while (batch) {
-			struct work *w = batch;
-			struct cu_gctx *g = gctx_of(w);
+			unsigned int issued;
+			struct work *w = batch, *rest = run_collapsed(cd, batch, &issued);
 
+			if (issued) {
+				nbatch += issued;
+				batch = rest;
+				continue;
+			}
 			batch = w->next;
 			w->next = NULL;
+			nbatch++;
 			run_one(cd, w, batch);
 			/* Nothing this thread flushes later is that client's
-			 * (it may be gone by then), and its context may be
-			 * destroyed once its work is done: the primary context,
-			 * which lives as long as axond, is current in between
-			 * (a destroyed current context fails every call),
-			 * unless the next item is in the same context, which
-			 * cannot go while it has work queued. */
+			 * (it may be gone by then). Its context stays current:
+			 * the executor holds it (enter). */
 			cu_devout_sink(NULL);
-			if (!batch || gctx_of(batch) != g)
-				set_current(cd->ctx);
+		}
+		if (exec_profiling && nbatch) {
+			uint64_t now = axond_now_ns();
+
+			cd->prof.batches++;
+			cd->prof.items += nbatch;
+			if (nbatch > cd->prof.max_batch)
+				cd->prof.max_batch = nbatch;
+			if (!cd->prof.t_first)
+				cd->prof.t_first = now;
+			cd->prof.t_last = now;
 		}
 		/* Held items wait for a next one only within a batch. */
 		flush_held(cd);
-		set_current(cd->ctx);
 		if (cd->inflight) {
 			uint64_t t0 = axond_now_ns();
 
@@ -968,6 +1125,7 @@ static void *executor(void *arg)
 					struct timespec ts = { 0, 20000 };
 
 					nanosleep(&ts, NULL);
+					prof_end(&cd->prof, PROF_IDLE, now);
 				}
 			}
 		}
@@ -1064,6 +1222,8 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	int i, ret;
 
 	cu.d = d;
+	exec_profiling = getenv("AXOND_PROFILE") && *getenv("AXOND_PROFILE") == '1';
+	collapse_min = d->cfg.collapse_min;
 	cu.shared_mode = d->cfg.isolation && !strcmp(d->cfg.isolation, "shared");
 	/* Context mode: each client's printf output goes to it. Before the
 	 * driver is opened, in case it keeps stdout's FILE. (Shared mode has
@@ -1168,6 +1328,7 @@ static void cuda_fini(struct axond *d)
 		pthread_cond_signal(&cd->cond);
 		pthread_mutex_unlock(&cd->lock);
 		pthread_join(cd->thread, NULL);
+		exec_prof_log(i, &cd->prof);
 		gctx_put(cd->shared);
 		cd->shared = NULL;
 		while (cd->spare) {
@@ -1335,11 +1496,11 @@ static int cuda_module_load(struct axond *d, struct client *c, struct module *m,
 			    const void *image, size_t len, char *err, size_t errlen)
 {
 	struct cu_module *cm = calloc(1, sizeof(*cm));
+	uint64_t t[4];
 	void *copy;
 	CUresult r;
 
 	(void)d;
-	(void)c;
 	if (!cm)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	/* The client can rewrite its data area at any time: load a copy,
@@ -1349,15 +1510,23 @@ static int cuda_module_load(struct axond *d, struct client *c, struct module *m,
 		free(cm);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	t[0] = prof_start();
 	memcpy(copy, image, len);
 	((char *)copy)[len] = 0;
 	cm->prints = cu_image_may_print(copy, len);
+	t[1] = prof_start();
 	/* In the client's context: loading flushes its printf output. */
 	r = cuda_enter(c, m->ctx->device);
+	t[2] = prof_start();
 	if (!r)
 		r = vd.cuModuleLoadData(&cm->mod, copy);
+	t[3] = prof_start();
 	cuda_leave();
 	free(copy);
+	if (exec_profiling)
+		log_info("profile: module load, %zu bytes: copy %.1f us, enter %.1f us, driver %.1f us, leave %.1f us",
+			 len, (double)(t[1] - t[0]) / 1e3, (double)(t[2] - t[1]) / 1e3,
+			 (double)(t[3] - t[2]) / 1e3, (double)(prof_start() - t[3]) / 1e3);
 	if (r) {
 		snprintf(err, errlen, "cuModuleLoadData: %s", vendor_err(r));
 		free(cm);
@@ -1374,6 +1543,8 @@ static void cuda_module_unload(struct axond *d, struct client *c, struct module 
 
 	if (!cm)
 		return;
+	/* Its functions' handles may come back for another module. */
+	collapse_invalidate();
 	for (i = 0; i < cm->nglobals; i++)
 		client_unmint_daemon(d, c, cm->globals[i]);
 	free(cm->globals);

@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "launch.h"
+#include "collapse.h"
 #include "vendor.h"
 
 static void to_cu_attr(const struct axon_launch_attr *a, CUlaunchAttribute *ca)
@@ -101,6 +102,8 @@ int cuda_func_set_attr(struct axond *d, struct client *c, struct func *f, int at
 		r = vd.cuFuncSetAttribute((CUfunction)f->backend_priv,
 					  (CUfunction_attribute)attr, value);
 	cuda_leave();
+	/* A graph node keeps what was checked when it was made. */
+	collapse_invalidate();
 	return r;
 }
 

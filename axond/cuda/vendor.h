@@ -41,7 +41,8 @@
 	X(cuGraphExecDestroy) X(cuGraphExecUpdate) X(cuGraphGetNodes)	\
 	X(cuLaunchHostFunc) X(cuGraphGetEdges) X(cuGraphNodeGetType)	\
 	X(cuGraphHostNodeGetParams) X(cuGraphClone) X(cuGraphNodeFindInClone) \
-	X(cuGraphDestroyNode)
+	X(cuGraphDestroyNode) X(cuGraphCreate) X(cuGraphAddKernelNode)	\
+	X(cuGraphExecKernelNodeSetParams)
 
 struct vendor {
 	void *dl;
