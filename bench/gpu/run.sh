@@ -40,7 +40,9 @@
 # group, 60), TORCH_PYTHON (python3), CONC_CLIENTS ("1 8 32"), CONC_LOOP
 # (launches per loop, 100), CONC_SECONDS (per client count, 2),
 # CONC_READY_TIMEOUT (seconds for the clients' set-up, 60),
-# BENCH_NATIVE=0 (axon halves only; conc: axon only), CUDA
+# BENCH_NATIVE=0 (axon halves only; conc: axon only), BENCH_KEEP_LOGS (a
+# directory: every axond log is copied there; with AXOND_PROFILE=1 in the
+# environment they hold the executor profiles, axond/cuda/profile.h), CUDA
 # (/usr/local/cuda: where blasbench's libcublas and libcudart are).
 set -u
 build=${1:?usage: run.sh BUILD [VENDOR_LIB]}
@@ -167,6 +169,8 @@ axond_down() {
 	apid=
 	echo "-- axond log (last $1 lines)"
 	tail -n "$1" "$alog"
+	[ -n "${BENCH_KEEP_LOGS:-}" ] && mkdir -p "$BENCH_KEEP_LOGS" &&
+		cp "$alog" "$BENCH_KEEP_LOGS/"
 }
 
 # na_rows WHY NAME UNIT [NAME UNIT...]: n/a rows, for a program that could not run.

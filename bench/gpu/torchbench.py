@@ -19,8 +19,15 @@ Groups, in order, and their rows (drvbench's format: `name value unit`,
                                     batch 256, AdamW; a step is zero_grad,
                                     forward, cross-entropy, backward,
                                     optimizer step and loss.item() (the sync)
+          torch_train_mlp_gpu ms    the same steps' GPU span: CUDA events
+                                    recorded at the step's start (before
+                                    forward) and after the optimizer step;
+                                    the wall time minus this is what the
+                                    step waits for outside the GPU's work
+                                    (launch latency, the final sync)
   cnn     torch_train_cnn   step/s  3-conv + BatchNorm convnet, 128 x 3x32x32,
                                     SGD with momentum; same step shape
+          torch_train_cnn_gpu ms    as torch_train_mlp_gpu
   matmul  torch_matmul_bf16 TFLOP/s 8192^3 bf16 torch.matmul; CUDA events
                                     around 10 back to back per sample
   ops     torch_tiny_ops    op/s    200 tiny in-place elementwise kernels
@@ -43,8 +50,8 @@ import time
 # The first child (whatever its group) also prints this row.
 INIT = ("torch_cuda_init", "ms")
 GROUPS = [
-    ("mlp", [("torch_train_mlp", "step/s")]),
-    ("cnn", [("torch_train_cnn", "step/s")]),
+    ("mlp", [("torch_train_mlp", "step/s"), ("torch_train_mlp_gpu", "ms")]),
+    ("cnn", [("torch_train_cnn", "step/s"), ("torch_train_cnn_gpu", "ms")]),
     ("matmul", [("torch_matmul_bf16", "TFLOP/s")]),
     ("ops", [("torch_tiny_ops", "op/s")]),
 ]
@@ -116,15 +123,23 @@ def put_steps(name, unit, t, work, note):
 
 def train(name, model, opt, x, y, warm, n, torch):
     F = torch.nn.functional
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    spans = []
 
     def step():
         opt.zero_grad(set_to_none=True)
+        start.record()
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
-        return loss.item()
+        end.record()
+        v = loss.item()
+        spans.append(start.elapsed_time(end) / 1e3)
+        return v
 
     t, first, last = steps(step, warm, n)
+    spans = spans[-n:]
     if not (math.isfinite(first) and math.isfinite(last)) or last >= first:
         put_na(name, "step/s", "training went wrong: loss %.4g at the first step, %.4g at the last"
                % (first, last))
@@ -132,6 +147,9 @@ def train(name, model, opt, x, y, warm, n, torch):
     put_steps(name, "step/s", t, 1.0,
               "%d steps after %d warm-up; loss %.3f -> %.3f; step p50 %.3f ms"
               % (n, warm, first, last, pct(t)[0] * 1e3))
+    p50, p99, mean = pct(spans)
+    put(name + "_gpu", "ms", p50 * 1e3, p99 * 1e3, mean * 1e3,
+        "GPU span of the same steps (start event to end event)")
 
 
 def g_mlp(torch, quick):
