@@ -8,9 +8,12 @@
  * CU_LIBRARY_BINARY_IS_PRESERVED, else our copy) and the module it became
  * in each context that needed it. Loading into a context happens on first
  * use there (a kernel, the module or a global asked for), which is what
- * lazy loading does; the shim still reports EAGER (cuModuleGetLoadingMode)
- * because a provider that said LAZY was seen to make cudart skip its
- * per-device set-up (remoting-anchors §13.6 (9)).
+ * lazy loading does, and cuModuleGetLoadingMode says LAZY, as NVIDIA's
+ * driver does unless CUDA_MODULE_LOADING=EAGER. (Saying EAGER, as the shim
+ * once did for fear of cudart skipping per-device set-up, remoting-anchors
+ * §13.6 (9), made cuDNN 9 load, probe and unload libraries on every use:
+ * 4825 cuLibraryLoadData in a 35-step CNN run, 24.6 step/s; saying LAZY,
+ * 493.6 step/s, native 464.8; H200, 2026-11-29 17:42 UTC.)
  *
  * A CUkernel is the CUfunction handle of the kernel in the context that was
  * current when it was first asked for (the primary context of device 0 if
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "shim.h"
@@ -179,9 +183,13 @@ static CUresult function_in(struct shim_library *l, struct shim_ctx *sc, const c
 
 SHIM_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
+	const char *want = getenv("CUDA_MODULE_LOADING");
+
 	if (!mode)
 		return CUDA_ERROR_INVALID_VALUE;
-	*mode = CU_MODULE_EAGER_LOADING;
+	/* As the driver: lazy unless the environment asks for eager. */
+	*mode = want && !strcasecmp(want, "EAGER") ? CU_MODULE_EAGER_LOADING
+						   : CU_MODULE_LAZY_LOADING;
 	return CUDA_SUCCESS;
 }
 
@@ -200,6 +208,16 @@ static CUresult library_load(CUlibrary *library, const void *code, bool preserve
 	image = shim_module_image(code, &len);
 	if (!len)
 		return CUDA_ERROR_INVALID_IMAGE;
+	if (getenv("AXON_LOG") && !strcmp(getenv("AXON_LOG"), "2")) {
+		uint32_t next;
+
+		/* Diagnostic: does another fatbin block follow the one
+		 * measured (the caller's memory, as the driver reads it)? */
+		memcpy(&next, (const char *)image + len, 4);
+		shim_log("cuLibraryLoadData: %zu bytes%s, %spreserved", len,
+			 next == 0xBA55ED50U ? ", followed by another fatbin" : "",
+			 preserved ? "" : "not ");
+	}
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return CUDA_ERROR_OUT_OF_MEMORY;

@@ -26,6 +26,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
@@ -87,6 +89,55 @@ static CUresult lookup(const void *image, size_t len, CUdevice dev, bool at,
 	return CUDA_SUCCESS;
 }
 
+#define FATBIN_MAGIC	0xBA55ED50U
+
+/*
+ * With AXON_LOG=2: what a refused image holds (a fatbin's entries: kind,
+ * architecture, flags), to tell an image without code for the device from
+ * one that has it.
+ */
+static void describe(const void *image, size_t len, CUdevice dev, CUresult err)
+{
+	const unsigned char *p = image;
+	const char *lvl = getenv("AXON_LOG");
+	char line[512];
+	size_t off = 0, eo, end;
+	uint32_t magic;
+	uint16_t hs;
+	uint64_t fsize;
+
+	if (!lvl || strcmp(lvl, "2") || len < 16)
+		return;
+	memcpy(&magic, p, 4);
+	if (magic != FATBIN_MAGIC) {
+		shim_log("image of %zu bytes refused on device %d (%d): not a fatbin (%.4s)",
+			 len, dev, (int)err, (const char *)p);
+		return;
+	}
+	memcpy(&hs, p + 6, 2);
+	memcpy(&fsize, p + 8, 8);
+	end = (size_t)hs + (size_t)fsize;
+	off += (size_t)snprintf(line, sizeof(line), "%zu bytes:", len);
+	for (eo = hs; eo + 48 <= end && eo + 48 <= len && off < sizeof(line) - 40;) {
+		uint16_t kind;
+		uint32_t ehs, arch;
+		uint64_t psize, flags;
+
+		memcpy(&kind, p + eo, 2);
+		memcpy(&ehs, p + eo + 4, 4);
+		memcpy(&psize, p + eo + 8, 8);
+		memcpy(&arch, p + eo + 28, 4);
+		memcpy(&flags, p + eo + 40, 8);
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %s%u/%#llx",
+					kind == 1 ? "ptx" : kind == 2 ? "sm" : "?", arch,
+					(unsigned long long)flags);
+		if (ehs < 48 || psize > len)
+			break;
+		eo += ehs + psize;
+	}
+	shim_log("fatbin refused on device %d (%d): %s", dev, (int)err, line);
+}
+
 CUresult shim_image_refused(const void *image, size_t len, CUdevice dev, bool at)
 {
 	bool hashed = false;
@@ -108,6 +159,7 @@ void shim_image_remember_refused(const void *image, size_t len, CUdevice dev, CU
 
 	if (!image || !len || !image_error(err))
 		return;
+	describe(image, len, dev, err);
 	pthread_mutex_lock(&refused_lock);
 	if (!lookup(image, len, dev, true, &hash, &hashed)) {
 		if (!hashed)
