@@ -26,10 +26,15 @@ SHIM_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attri
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
+	/* Whatever it changes, the cached answers go (module.c), before
+	 * and after: a query racing with the call must not keep an old one. */
+	sf->attr_known = 0;
 	r = shim_call_obj_locked(AXON_OP_FUNC_SET_ATTR, sf->handle, (uint64_t)attrib,
 				 (uint64_t)(int64_t)value, &w);
 	/* The entry may have been replaced while the lock was dropped. */
 	sf = shim_func_of(f);
+	if (sf)
+		sf->attr_known = 0;
 	if (!r && sf && attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
 		sf->max_dyn_shared = value;
 	shim_unlock();

@@ -435,22 +435,48 @@ SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmo
 	return CUDA_SUCCESS;
 }
 
+/*
+ * A function's attributes are asked from the daemon once each and then
+ * answered here: cuBLAS asks for them (directly and through the occupancy
+ * calculator, five per occupancy query) for every GEMM it plans, and each
+ * was a synchronous crossing: ~40 per step of the MLP training benchmark,
+ * whose steps took ~150 us longer than natively for the same GPU time
+ * (H200, 2026-11-29). They change only by cuFuncSetAttribute (funcattr.c),
+ * which forgets what was cached.
+ */
+_Static_assert(CU_FUNC_ATTRIBUTE_MAX <= 32, "attribute cache too small");
+
 SHIM_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction f)
 {
 	struct shim_waiter w = { 0 };
+	struct shim_func *sf;
 	CUresult r;
 
 	if (!pi)
 		return CUDA_ERROR_INVALID_VALUE;
 	shim_lock();
-	if (!shim_func_of(f)) {
+	sf = shim_func_of(f);
+	if (!sf) {
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
+	if ((unsigned int)attrib < CU_FUNC_ATTRIBUTE_MAX &&
+	    (sf->attr_known & (1U << attrib))) {
+		*pi = sf->attr[attrib];
+		shim_unlock();
+		return CUDA_SUCCESS;
+	}
 	r = shim_call_obj_locked(AXON_OP_FUNC_GET_ATTR, (uint64_t)(uintptr_t)f,
 				 (uint64_t)attrib, 0, &w);
-	if (!r)
+	if (!r) {
 		*pi = (int)(int64_t)w.aux[0];
+		/* The entry may have been replaced while the lock was
+		 * dropped: cache only in the one asked about. */
+		if ((unsigned int)attrib < CU_FUNC_ATTRIBUTE_MAX && shim_func_of(f) == sf) {
+			sf->attr[attrib] = *pi;
+			sf->attr_known |= 1U << attrib;
+		}
+	}
 	shim_unlock();
 	return r;
 }

@@ -45,6 +45,10 @@ struct shim_func {
 	/* MAX_DYNAMIC_SHARED_SIZE_BYTES once set (funcattr.c), else -1:
 	 * launches asking for more fail at once, as the driver's do. */
 	int32_t max_dyn_shared;
+	/* cuFuncGetAttribute's answers, by attribute (bit set: known).
+	 * They change only through cuFuncSetAttribute, which forgets them. */
+	uint32_t attr_known;
+	int32_t attr[32];
 };
 
 struct shim_event {

@@ -172,6 +172,11 @@ static void test_func_attrs(CUmodule mod, CUdeviceptr d)
 	EXPECT(launch_ex(d, 7.0f, 4, 100 * 1024 + 1, NULL, 0), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuFuncSetAttribute(f_fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 				  1 << 30), CUDA_ERROR_INVALID_VALUE);
+	/* (answered by the shim's cache the second time: still right) */
+	CK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f_fill));
+	CK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f_fill));
+	if (v != 100 * 1024)
+		cu_fail("MAX_DYNAMIC_SHARED_SIZE_BYTES after a refused set: %d", v);
 	EXPECT(cuFuncSetAttribute(f_fill, CU_FUNC_ATTRIBUTE_NUM_REGS, 16),
 	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuFuncSetAttribute(f_fill, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
