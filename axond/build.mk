@@ -33,3 +33,15 @@ $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB) $(SIM_IMAGE_LIBS) -ldl
 
 ALL_TARGETS += $(BUILD)/bin/axond
+
+# Launch collapse against a fake driver (tests/unit-collapse.c, Check).
+AXOND_UNIT_COLLAPSE := $(BUILD)/tests/unit-collapse
+
+TEST_PROGS += $(AXOND_UNIT_COLLAPSE)
+
+$(BUILD)/obj/tests/unit-collapse.o: CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond
+
+$(AXOND_UNIT_COLLAPSE): $(BUILD)/obj/tests/unit-collapse.o $(BUILD)/obj/axond/cuda/collapse.o
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS)
