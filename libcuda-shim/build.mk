@@ -22,7 +22,7 @@ SHIM_SRCS += libcuda-shim/conn.c libcuda-shim/data.c libcuda-shim/device.c \
 	libcuda-shim/stream.c libcuda-shim/event.c libcuda-shim/module.c \
 	libcuda-shim/launch.c libcuda-shim/errors.c
 SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore.c \
-	libcuda-shim/library.c libcuda-shim/refused.c libcuda-shim/capture.c libcuda-shim/occupancy.c \
+	libcuda-shim/library.c libcuda-shim/refused.c libcuda-shim/profile.c libcuda-shim/capture.c libcuda-shim/occupancy.c \
 	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c libcuda-shim/exportlibs.c
 SHIM_SRCS += libcuda-shim/devout.c
 

@@ -210,10 +210,13 @@ struct axon_sqe *shim_sqe(void)
 struct axon_sqe *shim_sqe_after_fault(void)
 {
 	struct axon_sqe *sqe;
+	uint64_t t0 = 0;
 
 	if (shim.gone)
 		return NULL;
 	while (!(sqe = axon_get_sqe(&shim.ring))) {
+		if (shim_profiling && !t0)
+			t0 = shim_prof_now();
 		/* SQ full: publish what we have and let the daemon catch up. */
 		shim_flush();
 		/*
@@ -234,6 +237,8 @@ struct axon_sqe *shim_sqe_after_fault(void)
 		sched_yield();
 		shim_lock();
 	}
+	if (t0)
+		shim_prof_ring_full(t0);
 	return sqe;
 }
 
@@ -243,6 +248,8 @@ struct axon_sqe *shim_sqe_after_fault(void)
  */
 CUresult shim_wait(struct shim_waiter *w)
 {
+	uint64_t t0 = shim_profiling ? shim_prof_now() : 0;
+
 	shim_flush();
 	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
 		CUresult r = shim_reap_once();
@@ -250,6 +257,8 @@ CUresult shim_wait(struct shim_waiter *w)
 		if (r)
 			return r;
 	}
+	if (t0)
+		shim_prof_wait(w->op ? w->op : AXON_OP_LAST, t0);
 	return (CUresult)w->res;
 }
 
@@ -329,5 +338,6 @@ CUresult shim_call_obj(unsigned int op, uint64_t handle, uint64_t arg0, uint64_t
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
 {
 	sqe->user_data = (uint64_t)(uintptr_t)w;
+	w->op = sqe->opcode;
 	return shim_wait(w);
 }

@@ -165,7 +165,7 @@ static CUresult capture_copy(unsigned int op, uint64_t dev, void *host, uint64_t
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
 {
 	const unsigned char *p = src;
-	uint64_t done = 0, chunk = chunk_size();
+	uint64_t done = 0, chunk = chunk_size(), t0;
 	CUresult r;
 
 	if (len && !src)
@@ -186,7 +186,10 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		uint64_t id, off = shim_data_alloc(n ? n : 1, &id);
 		struct axon_sqe *sqe;
 
+		t0 = shim_profiling ? shim_prof_now() : 0;
 		memcpy(shim.ring.data + off, p + done, n);
+		if (t0)
+			shim_prof_stage(true, n, t0);
 		sqe = shim_sqe();
 		if (!sqe) {
 			shim_data_done(id);
@@ -242,6 +245,7 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 				break;
 			}
 			memset(&c->w, 0, sizeof(c->w));
+			c->w.op = AXON_OP_MEMCPY_DTOH;
 			axon_prep_copy(sqe, AXON_OP_MEMCPY_DTOH, stream, c->off, src + issued, n);
 			sqe->user_data = (uint64_t)(uintptr_t)&c->w;
 			shim_stream_next(stream);
@@ -258,8 +262,13 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 		cr = shim_wait(&c->w);
 		if (!r && cr)
 			r = cr;
-		else if (!r)
+		else if (!r) {
+			uint64_t t0 = shim_profiling ? shim_prof_now() : 0;
+
 			memcpy(p + c->at, shim.ring.data + c->off, c->n);
+			if (t0)
+				shim_prof_stage(false, c->n, t0);
+		}
 		shim_data_done(c->id);
 		head = (head + 1) % DTOH_DEPTH;
 		busy--;

@@ -25,7 +25,15 @@ struct shim_waiter {
 	bool done;
 	int32_t res;
 	uint64_t aux[2];
+	uint32_t op;		/* for the profile (profile.c) */
 };
+
+/* AXON_PROFILE=1: the client's own profile (profile.c); lock held. */
+extern bool shim_profiling;
+uint64_t shim_prof_now(void);
+void shim_prof_wait(unsigned int op, uint64_t t0);
+void shim_prof_ring_full(uint64_t t0);
+void shim_prof_stage(bool to_device, uint64_t bytes, uint64_t t0);
 
 struct shim_ctx {
 	uint64_t handle;
