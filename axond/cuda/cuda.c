@@ -58,6 +58,7 @@ struct inflight {
 	struct work *before;
 	CUevent ev;		/* recorded after the work on its stream */
 	struct cu_gctx *g;	/* the context the work and ev are in */
+	uint64_t t_tracked;	/* AXOND_PROFILE: when its event was recorded */
 	struct inflight *next;
 };
 
@@ -658,6 +659,14 @@ static int poll_inflight(struct cu_dev *cd)
 			continue;
 		}
 		*pp = f->next;
+		if (exec_profiling && f->t_tracked &&
+		    (f->w->type == WORK_HTOD || f->w->type == WORK_DTOH)) {
+			/* A copy's time from its issue to the poll that saw it
+			 * done: the DMA as the executor sees it. */
+			cd->prof.copies++;
+			cd->prof.copy_bytes += f->w->copy.len;
+			cd->prof.copy_ns += axond_now_ns() - f->t_tracked;
+		}
 		flush_output(f);
 		ev_put(f->g, f->ev);
 		while (f->before) {
@@ -724,6 +733,7 @@ static void track(struct cu_dev *cd, struct inflight *f)
 {
 	struct inflight **pp = &cd->inflight;
 
+	f->t_tracked = prof_start();
 	f->next = NULL;
 	while (*pp)
 		pp = &(*pp)->next;
@@ -1560,9 +1570,15 @@ static void cuda_module_unload(struct axond *d, struct client *c, struct module 
 		 * the last reference may drop on an executor).
 		 */
 		if (g && !atomic_load(&g->poison) && !(c->dead && !g->shared)) {
+			uint64_t t0;
+
 			set_current(g->ctx);
 			cu_devout_sink(c->dead ? NULL : c);
+			t0 = prof_start();
 			vd.cuModuleUnload(cm->mod);
+			if (exec_profiling)
+				log_info("profile: module unload: driver %.1f us",
+					 (double)(prof_start() - t0) / 1e3);
 			cuda_leave();
 		}
 	}

@@ -47,7 +47,13 @@ void exec_prof_log(int dev, const struct exec_prof *p)
 					(double)p->ns[k] / 1e6);
 	}
 	if (off < sizeof(line))
-		snprintf(line + off, sizeof(line) - off, " %llu polls not ready",
-			 (unsigned long long)p->ev_not_ready);
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %llu polls not ready",
+					(unsigned long long)p->ev_not_ready);
+	if (p->copies && off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off,
+			 "; %llu copies, %.1f MiB in flight %.3f ms (%.2f GB/s)",
+			 (unsigned long long)p->copies, (double)p->copy_bytes / 1048576.0,
+			 (double)p->copy_ns / 1e6,
+			 p->copy_ns ? (double)p->copy_bytes / (double)p->copy_ns : 0.0);
 	log_info("%s", line);
 }

@@ -30,6 +30,9 @@ struct exec_prof {
 	uint64_t batches, items, max_batch;
 	uint64_t ev_not_ready;		/* polls that found work still running */
 	uint64_t collapsed_items;	/* launches issued inside a graph */
+	/* host<->device copies tracked by an event of their own: bytes and
+	 * the time from their event's record to the poll that saw it done */
+	uint64_t copies, copy_bytes, copy_ns;
 	uint64_t t_first, t_last;	/* first and last item seen */
 };
 
