@@ -15,6 +15,7 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "cuerr.h"
 #include "backend.h"
 #include "ops/ops.h"
 
@@ -65,28 +66,6 @@ void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
 	axon_store_release(&c->dpage->cq_tail, c->cq_tail);
 }
 
-/*
- * Errors that poison a CUDA context: every later synchronising call returns
- * them, as the driver does (the brief's "sticky" errors).
- */
-static bool is_sticky(uint32_t res)
-{
-	switch (res) {
-	case CUDA_ERROR_ILLEGAL_ADDRESS:
-	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-	case CUDA_ERROR_MISALIGNED_ADDRESS:
-	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-	case CUDA_ERROR_INVALID_PC:
-	case CUDA_ERROR_LAUNCH_FAILED:
-	case CUDA_ERROR_HARDWARE_STACK_ERROR:
-	case CUDA_ERROR_ASSERT:
-	case CUDA_ERROR_LAUNCH_TIMEOUT:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Marks a context poisoned (and the client, for Local queries). */
 static void poison(struct client *c, struct ctx *ctx, uint32_t res)
 {
@@ -111,9 +90,9 @@ void client_latch_error(struct client *c, struct ctx *ctx, uint32_t res)
 		return;
 	pthread_mutex_lock(&c->err_lock);
 	c->stats.errors++;
-	if (ctx && is_sticky(res) && !ctx->sticky_error)
+	if (ctx && axon_cu_sticky(res) && !ctx->sticky_error)
 		ctx->sticky_error = res;
-	if (is_sticky(res) && !c->sticky_any)
+	if (axon_cu_sticky(res) && !c->sticky_any)
 		c->sticky_any = res;
 	if (!c->pending_error)
 		c->pending_error = res;
@@ -150,7 +129,7 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 
 	if (res) {
 		c->stats.errors++;	/* its own failure; latched ones counted once */
-		if (is_sticky((uint32_t)res))
+		if (axon_cu_sticky((uint32_t)res))
 			poison(c, ctx, (uint32_t)res);
 	} else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
 		res = take_pending(c, ctx);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "cuerr.h"
 
 struct shim shim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -151,25 +152,6 @@ CUresult shim_ensure_init(void)
 }
 
 /* Moves every available completion to its waiter. Reaper only. */
-/* The errors after which NVIDIA's driver refuses the process's work. */
-static bool is_device_fault(int32_t res)
-{
-	switch (res) {
-	case CUDA_ERROR_ILLEGAL_ADDRESS:
-	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-	case CUDA_ERROR_MISALIGNED_ADDRESS:
-	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-	case CUDA_ERROR_INVALID_PC:
-	case CUDA_ERROR_LAUNCH_FAILED:
-	case CUDA_ERROR_HARDWARE_STACK_ERROR:
-	case CUDA_ERROR_ASSERT:
-	case CUDA_ERROR_LAUNCH_TIMEOUT:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void reap_ready(void)
 {
 	const struct axon_cqe *cqe;
@@ -177,7 +159,7 @@ static void reap_ready(void)
 	while (axon_peek_cqe(&shim.ring, &cqe) == 0) {
 		struct shim_waiter *w = (struct shim_waiter *)(uintptr_t)cqe->user_data;
 
-		if (!shim.fault && is_device_fault(cqe->res))
+		if (!shim.fault && axon_cu_sticky(cqe->res))
 			shim.fault = (uint32_t)cqe->res;
 
 		if (w) {

@@ -16,6 +16,7 @@
 #include "../axond.h"
 #include "collapse.h"
 #include "context.h"
+#include "cuerr.h"
 #include "devout.h"
 #include "vendor.h"
 
@@ -41,20 +42,7 @@ static struct {
 
 bool cu_sticky(CUresult r)
 {
-	switch (r) {
-	case CUDA_ERROR_ILLEGAL_ADDRESS:
-	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-	case CUDA_ERROR_MISALIGNED_ADDRESS:
-	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-	case CUDA_ERROR_INVALID_PC:
-	case CUDA_ERROR_LAUNCH_FAILED:
-	case CUDA_ERROR_HARDWARE_STACK_ERROR:
-	case CUDA_ERROR_ASSERT:
-	case CUDA_ERROR_LAUNCH_TIMEOUT:
-		return true;
-	default:
-		return false;
-	}
+	return axon_cu_sticky(r);
 }
 
 /*

@@ -45,7 +45,7 @@ struct cu_gctx *gctx_new(int dev, bool shared);
 /* Drops a reference; the last one gives the context to the keeper to
  * destroy, which also frees everything made in it. Any thread. */
 void gctx_put(struct cu_gctx *g);
-/* CUresults that poison the context they happen in (as dispatch.c). */
+/* CUresults that poison the context they happen in (common/cuerr.h). */
 bool cu_sticky(CUresult r);
 
 struct client;
