@@ -965,9 +965,13 @@ static bool collapsible(const struct work *w)
  * order) as one graph replay, when it is long enough. Returns the rest of
  * the batch after the items it issued (which wait, held, for one event
  * after them: run_one, flush_held), or w itself when it issued none;
- * *issued gets how many it issued.
+ * *issued gets how many it issued, and *direct, when it issued none, how
+ * many items from w on are to be launched one by one without asking again
+ * (a declined run is not offered again from each of its later items,
+ * which would cost a walk and a hash per item: quadratic in the run).
  */
-static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned int *issued)
+static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned int *issued,
+				  unsigned int *direct)
 {
 	struct work *items[COLLAPSE_MAX], *x, *rest;
 	struct cu_gctx *g;
@@ -977,6 +981,7 @@ static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned in
 	CUresult r;
 
 	*issued = 0;
+	*direct = 1;
 	if (!collapse_min || !collapsible(w))
 		return w;
 	g = gctx_of(w);
@@ -988,8 +993,10 @@ static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned in
 	/* Powers of two: a loop of one kernel meets a handful of shapes. */
 	for (n = 1; n * 2 <= len; n *= 2)
 		;
-	if (n < collapse_min || n < 2)
+	if (n < collapse_min || n < 2) {
+		*direct = len;
 		return w;
+	}
 	if (cd->held && (cd->held_tail->stream != w->stream || cd->held_g != g))
 		flush_held(cd);
 	enter(cd, g, w->client);
@@ -999,8 +1006,10 @@ static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned in
 	t0 = prof_start();
 	r = collapse_issue(g, cs, items, n);
 	prof_end(&cd->prof, PROF_COLLAPSE, t0);
-	if (r)
-		return w;	/* launched one by one, as before */
+	if (r) {
+		*direct = n;	/* launched one by one, as before */
+		return w;
+	}
 	rest = items[n - 1]->next;
 	for (i = 0; i < n; i++) {
 		items[i]->next = NULL;
@@ -1036,7 +1045,7 @@ static void *executor(void *arg)
 	for (;;) {
 		struct work *batch;
 		uint64_t t_idle = prof_start(), t_take;
-		unsigned int nbatch = 0;
+		unsigned int nbatch = 0, direct = 0;
 
 		/*
 		 * Nothing queued and nothing in flight: look again for a
@@ -1085,14 +1094,19 @@ static void *executor(void *arg)
 			cd->last_poll = 0;
 
 		while (batch) {
-			unsigned int issued;
-			struct work *w = batch, *rest = run_collapsed(cd, batch, &issued);
+			struct work *w = batch;
 
-			if (issued) {
-				nbatch += issued;
-				batch = rest;
-				continue;
+			if (!direct) {
+				unsigned int issued;
+				struct work *rest = run_collapsed(cd, batch, &issued, &direct);
+
+				if (issued) {
+					nbatch += issued;
+					batch = rest;
+					continue;
+				}
 			}
+			direct--;
 			batch = w->next;
 			w->next = NULL;
 			nbatch++;
