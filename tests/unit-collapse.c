@@ -8,8 +8,10 @@
  * parameters changed; that another shape misses; that invalidation, a
  * failed build, update or launch drop the graph (every object made is
  * destroyed: ASan's leak check in make check); that the least recently
- * replayed graph is evicted; that the thrash guard stops building; and
- * that collapse_free destroys what is cached.
+ * replayed graph is evicted; that the thrash guard stops building; that a
+ * graph serves one stream (the driver orders launches of one exec, so a
+ * shared one would serialise streams); and that collapse_free destroys
+ * what is cached.
  */
 #include <check.h>
 #include <stdint.h>
@@ -39,6 +41,7 @@ static struct {
 	/* per node (by handle): its predecessor, from AddKernelNode */
 	uintptr_t dep[MAX_NODES];
 	uintptr_t next_node;
+	uintptr_t last_exec;		/* the exec cuGraphLaunch launched */
 } fk;
 
 struct fake_graph { int magic; };
@@ -120,8 +123,9 @@ static CUresult f_set_params(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NOD
 static CUresult f_launch(CUgraphExec e, CUstream s)
 {
 	ck_assert_ptr_nonnull(e);
-	ck_assert_ptr_eq(s, (CUstream)0x5);
+	ck_assert(s == (CUstream)0x5 || s == (CUstream)0x6);
 	fk.launches++;
+	fk.last_exec = (uintptr_t)e;
 	return fk.fail_launch;
 }
 
@@ -177,6 +181,11 @@ static void teardown(void)
 static CUresult issue(unsigned int n)
 {
 	return collapse_issue(&g, STREAM, run, n);
+}
+
+static CUresult issue_on(CUstream s, unsigned int n)
+{
+	return collapse_issue(&g, s, run, n);
 }
 
 START_TEST(built_the_second_time)
@@ -333,6 +342,26 @@ START_TEST(thrash_guard_stops_building)
 }
 END_TEST
 
+START_TEST(one_graph_per_stream)
+{
+	uintptr_t on5, on6;
+
+	ck_assert_int_eq(issue_on((CUstream)0x5, 4), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(issue_on((CUstream)0x5, 4), CUDA_SUCCESS);
+	on5 = fk.last_exec;
+	/* The same shape on another stream is not the same graph. */
+	ck_assert_int_eq(issue_on((CUstream)0x6, 4), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(issue_on((CUstream)0x6, 4), CUDA_SUCCESS);
+	on6 = fk.last_exec;
+	ck_assert(on5 != on6);
+	ck_assert_int_eq(fk.creates, 2);
+	ck_assert_int_eq(issue_on((CUstream)0x5, 4), CUDA_SUCCESS);
+	ck_assert(fk.last_exec == on5);
+	ck_assert_int_eq(issue_on((CUstream)0x6, 4), CUDA_SUCCESS);
+	ck_assert(fk.last_exec == on6);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collapse");
@@ -346,6 +375,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, failures_leave_nothing_behind);
 	tcase_add_test(tc, least_recently_replayed_is_evicted);
 	tcase_add_test(tc, thrash_guard_stops_building);
+	tcase_add_test(tc, one_graph_per_stream);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,12 @@
  * changed since that graph's last replay (none in a loop relaunching the
  * same kernel) and one cuGraphLaunch.
  *
+ * A graph serves one stream: the driver orders each launch of an exec
+ * behind the previous launch of the same exec, so an exec shared by two
+ * streams would serialise them (a high-priority stream behind a low one,
+ * kernels that wait for each other across streams deadlocked). The stream
+ * is part of the key.
+ *
  * A shape is built into a graph the second time it is seen, not the first:
  * a sequence that never repeats would pay the instantiation for nothing.
  * Should building still outweigh replaying (shapes that recur, but rarely
@@ -54,6 +60,7 @@ struct node {
 
 struct entry {
 	uint64_t key;		/* 0: free */
+	CUstream stream;	/* the one it is launched on */
 	unsigned int n;
 	uint64_t last_use;
 	CUgraph graph;
@@ -112,9 +119,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static uint64_t shape_key(struct work *const *items, unsigned int n)
+static uint64_t shape_key(CUstream cs, struct work *const *items, unsigned int n)
 {
-	uint64_t h = mix(0xcbf29ce484222325ULL, n);
+	uint64_t h = mix(mix(0xcbf29ce484222325ULL, n), (uint64_t)(uintptr_t)cs);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -181,7 +188,7 @@ static int node_set(struct node *nd, const struct work *w)
 	return 0;
 }
 
-static CUresult build(struct entry *e, uint64_t key, struct work *const *items,
+static CUresult build(struct entry *e, uint64_t key, CUstream cs, struct work *const *items,
 		      unsigned int n)
 {
 	CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -214,6 +221,7 @@ static CUresult build(struct entry *e, uint64_t key, struct work *const *items,
 	if (r)
 		goto fail;
 	e->key = key;
+	e->stream = cs;
 	return CUDA_SUCCESS;
 fail:
 	e->exec = NULL;
@@ -245,7 +253,7 @@ static CUresult update(struct entry *e, struct work *const *items, unsigned int 
 	return CUDA_SUCCESS;
 }
 
-static struct entry *lookup(struct collapse_cache *cc, uint64_t key,
+static struct entry *lookup(struct collapse_cache *cc, uint64_t key, CUstream cs,
 			    struct work *const *items, unsigned int n)
 {
 	unsigned int i, k;
@@ -253,7 +261,7 @@ static struct entry *lookup(struct collapse_cache *cc, uint64_t key,
 	for (i = 0; i < CACHE_ENTRIES; i++) {
 		struct entry *e = &cc->e[i];
 
-		if (e->key != key || e->n != n)
+		if (e->key != key || e->n != n || e->stream != cs)
 			continue;
 		for (k = 0; k < n && same_shape(&e->nodes[k], items[k]); k++)
 			;
@@ -305,8 +313,8 @@ CUresult collapse_issue(struct cu_gctx *g, CUstream cs, struct work *const *item
 	cc->tick++;
 	if (cc->tick < cc->off_until)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	key = shape_key(items, n);
-	e = lookup(cc, key, items, n);
+	key = shape_key(cs, items, n);
+	e = lookup(cc, key, cs, items, n);
 	if (e) {
 		r = update(e, items, n);
 		if (r) {
@@ -333,7 +341,7 @@ CUresult collapse_issue(struct cu_gctx *g, CUstream cs, struct work *const *item
 		}
 		cc->builds++;
 		e = victim(cc);
-		r = build(e, key, items, n);
+		r = build(e, key, cs, items, n);
 		if (r)
 			return r;
 	}

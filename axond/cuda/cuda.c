@@ -953,7 +953,8 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 }
 
 /* A plain launch that a graph node can stand for (collapse.h): no launch
- * attributes (cuLaunchKernelEx), and coalescible (no capture, no printf). */
+ * attributes (cuLaunchKernelEx), and coalescible (not captured; its output,
+ * if it prints, is flushed with its run's). */
 static bool collapsible(const struct work *w)
 {
 	return w->type == WORK_LAUNCH && !w->launch.nattrs &&
@@ -1023,6 +1024,7 @@ static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned in
 	cd->held_cs = cs;
 	cd->prof.collapsed_items += exec_profiling ? n : 0;
 	*issued = n;
+	*direct = 0;
 	return rest;
 }
 

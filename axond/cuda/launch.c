@@ -94,16 +94,24 @@ CUresult cuda_launch_ex(struct work *w, CUstream cs)
 int cuda_func_set_attr(struct axond *d, struct client *c, struct func *f, int attr,
 		       int value)
 {
+	bool known = false;
+	int old = 0;
 	CUresult r;
 
 	(void)d;
 	r = cuda_enter(c, f->module->ctx->device);
 	if (!r)
+		known = vd.cuFuncGetAttribute(&old, (CUfunction_attribute)attr,
+					      (CUfunction)f->backend_priv) == CUDA_SUCCESS;
+	if (!r)
 		r = vd.cuFuncSetAttribute((CUfunction)f->backend_priv,
 					  (CUfunction_attribute)attr, value);
 	cuda_leave();
-	/* A graph node keeps what was checked when it was made. */
-	collapse_invalidate();
+	/* A graph node keeps what was checked when it was made; setting the
+	 * value it already had (cuBLASLt and CUTLASS do before every GEMM)
+	 * changes nothing, and must not empty every cache. */
+	if (!r && (!known || old != value))
+		collapse_invalidate();
 	return r;
 }
 
