@@ -4,13 +4,17 @@
 #
 #   bench/gpu/run.sh BUILD [VENDOR_LIB]
 #
-# Parts, in the order they run (BENCH_PARTS picks some: drv,blas,torch,conc):
+# Parts, in the order they run (BENCH_PARTS picks some: drv,blas,torch,conc;
+# prof runs only when named):
 #   drv    $BUILD/bench/gpu/drvbench: driver-API costs
 #   blas   $BUILD/bench/gpu/blasbench: cuBLAS SGEMM through shared cudart
 #   torch  bench/gpu/torchbench.py ($TORCH_PYTHON, default python3):
 #          training steps/s, a bf16 matmul, tiny elementwise ops
 #   conc   1, 8 and 32 concurrent launch-bound clients
 #          ($BUILD/bench/gpu/loopclient, started by bench/gpu/clients.sh)
+#   prof   through axon only, with the daemon's and the clients' profiles
+#          (AXOND_PROFILE=1, AXON_PROFILE=1): drvbench's modload, bw, copy4
+#          and nullop groups and one PyTorch MLP child; prints the profiles
 # drv, blas and torch each run twice:
 #   native  NVIDIA's libcuda.so.1 (LD_LIBRARY_PATH=dirname(VENDOR_LIB), no
 #           AXON_ADDR). Skipped when VENDOR_LIB does not exist (a machine
@@ -417,6 +421,39 @@ if want conc; then
 	else
 		conc_na "$tmp/conc.axon.txt" "axond did not start"
 	fi
+	echo
+fi
+
+# ---- prof: where axon's time goes (axon only; not a default part) -------------
+# axond with AXOND_PROFILE=1 (the executor's and module loads' profile, in
+# its log) and clients with AXON_PROFILE=1 (the client's synchronous waits
+# by operation, ring-room waits, staging copies, on stderr): drvbench's
+# module-load, copy and null-op groups, then one PyTorch MLP child.
+if want prof; then
+	pq=$([ "${BENCH_QUICK:-0}" = 1 ] && echo --quick)
+	export AXOND_PROFILE=1
+	if axond_up prof "== profile (axon only): AXOND_PROFILE=1"; then
+		echo "-- drvbench --only modload,bw,copy4,nullop $pq, AXON_PROFILE=1"
+		# shellcheck disable=SC2086
+		env AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib" AXON_PROFILE=1 \
+			timeout "$limit" "$bin" --only modload,bw,copy4,nullop $pq "$cubin" $ptx 2>&1 |
+			grep -v '^#'
+		if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import torch' 2>/dev/null; then
+			echo "-- torchbench.py --child mlp $quick, AXON_PROFILE=1"
+			lp=${LD_LIBRARY_PATH:-}
+			# shellcheck disable=SC2086
+			env AXON_ADDR="unix:$sock" LD_LIBRARY_PATH="$build/lib${lp:+:$lp}" \
+				AXON_PROFILE=1 PYTHONUNBUFFERED=1 timeout "${TORCH_TIMEOUT:-300}" \
+				"$py" "$here/torchbench.py" $quick --child mlp 2>&1 |
+				grep -E '^(torch_|axon: profile)'
+		else
+			echo "-- torchbench: skipped (no $py with torch)"
+		fi
+		axond_down 0
+		echo "-- axond's profile lines"
+		grep 'profile:' "$alog" | sed 's/^axond\[[0-9.]*\] //'
+	fi
+	unset AXOND_PROFILE
 	echo
 fi
 
