@@ -26,13 +26,14 @@
 
 DRVBENCH	:= $(BUILD)/bench/gpu/drvbench
 LOOPCLIENT	:= $(BUILD)/bench/gpu/loopclient
+HOSTBW		:= $(BUILD)/bench/gpu/hostbw
 BLASBENCH	:= $(BUILD)/bench/gpu/blasbench
 BENCH_GPU_ARGS	?=
 BENCH_GPU_HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
 
 $(BUILD)/obj/bench/gpu/drvbench.o $(BUILD)/obj/bench/gpu/loopclient.o: bench/bench.h
 
-$(DRVBENCH) $(LOOPCLIENT): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
+$(DRVBENCH) $(LOOPCLIENT) $(HOSTBW): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_LIB) -ldl -lm
@@ -45,7 +46,7 @@ $(BLASBENCH): bench/gpu/blasbench.cu
 		-o $@ $< -L$(CUDA)/lib64 -lcublas -Xlinker -rpath,$(CUDA)/lib64
 
 .PHONY: bench-gpu bench-gpu-progs bench-gpu-selftest
-bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(BENCH_DATA) \
+bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(HOSTBW) $(BENCH_DATA) \
 	$(if $(BENCH_GPU_HAVE_NVCC),$(BLASBENCH)) \
 	$(if $(SIM_HAVE_NVCC),$(SIM_KDATA)/kernels.ptx)
 
