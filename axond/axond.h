@@ -220,6 +220,7 @@ struct axond_config {
 	bool sim_fault_process;	/* sim: a fault poisons the process (--sim-fault) */
 	unsigned int spin_us;
 	unsigned int collapse_min;	/* cuda: --collapse (0: off) */
+	unsigned int poll_us;		/* cuda: --poll-us back-off (0: none) */
 	unsigned int max_clients;
 	uint64_t default_data_size;
 	uint64_t mint_credit;
@@ -344,6 +345,8 @@ void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
 		       int32_t res, uint64_t aux0, uint64_t aux1);
 void dispatch_wake_client(struct axond *d, struct client *c);
 int dispatch_done_queue(struct axond *d);
+/* AXOND_PROFILE=1: logs each op's mean time in the daemon (dispatch.c). */
+void dispatch_prof_log(void);
 void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 		       uint64_t user_data,
 		       uint32_t op, int32_t res, uint64_t aux0, uint64_t aux1,

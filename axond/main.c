@@ -60,6 +60,10 @@ static void usage(FILE *f)
 		"                         address) poisons: its client (default), or the\n"
 		"                         whole daemon process, as NVIDIA's driver does\n"
 		"  --spin-us=N            busy-poll this long before sleeping (default 50)\n"
+		"  --poll-us=N            cuda: with GPU work in flight, sleep this long\n"
+		"                         between polls once 50 us of polling found it\n"
+		"                         running (default 20; 0: poll without sleeping,\n"
+		"                         one core per busy device)\n"
 		"  --collapse=N           cuda: issue a run of N or more launches queued on\n"
 		"                         one stream as one replay of a cached CUDA graph\n"
 		"                         (default 4; 0: launch each one directly)\n"
@@ -101,6 +105,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "sim-fault", required_argument, NULL, 'F' },
 		{ "spin-us", required_argument, NULL, 's' },
 		{ "collapse", required_argument, NULL, 'L' },
+		{ "poll-us", required_argument, NULL, 'Q' },
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "data-size", required_argument, NULL, 'D' },
 		{ "mint-credit", required_argument, NULL, 'C' },
@@ -124,6 +129,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->sim_mem = 16ULL << 30;
 	cfg->spin_us = 50;
 	cfg->collapse_min = 4;	/* COLLAPSE_MIN_DEFAULT (cuda/collapse.h) */
+	cfg->poll_us = 20;
 	cfg->max_clients = 1024;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
@@ -174,6 +180,15 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			if (*end || end == optarg || n > 128)	/* COLLAPSE_MAX */
 				goto bad;
 			cfg->collapse_min = (unsigned int)n;
+			break;
+		}
+		case 'Q': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || n > 1000000)
+				goto bad;
+			cfg->poll_us = (unsigned int)n;
 			break;
 		}
 		case 'c':

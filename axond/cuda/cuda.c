@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include <sched.h>
+#include <sys/prctl.h>
 #include <axon/libaxon.h>
 #include "../axond.h"
 #include "../backend.h"
@@ -1029,6 +1030,11 @@ static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned in
 }
 
 #define EXEC_SPIN_NS	(50ULL * 1000)
+/* Timer slack of the executor's back-off sleeps (--poll-us). */
+#define EXEC_TIMER_SLACK_NS	1000UL
+
+/* Back-off between polls of work in flight (--poll-us; 0: none). */
+static uint64_t poll_backoff_ns = 20000;
 
 static inline void cpu_relax(void)
 {
@@ -1043,6 +1049,10 @@ static void *executor(void *arg)
 	uint64_t idle_since = 0;
 
 	thread_prof = &cd->prof;
+	/* The back-off between polls is a short sleep (--poll-us); the
+	 * default 50 us of timer slack would stretch it by up to that much,
+	 * and a client waiting on a sync sees its work done that late. */
+	prctl(PR_SET_TIMERSLACK, EXEC_TIMER_SLACK_NS, 0, 0, 0);
 	set_current(cd->ctx);
 	for (;;) {
 		struct work *batch;
@@ -1147,11 +1157,11 @@ static void *executor(void *arg)
 				 * then back off so a long kernel costs no core. */
 				if (!idle_since)
 					idle_since = now;
-				if (now - idle_since > 50000) {
-					struct timespec ts = { 0, 20000 };
+				if (now - idle_since > 50000 && poll_backoff_ns) {
+					struct timespec ts = { 0, (long)poll_backoff_ns };
 
 					nanosleep(&ts, NULL);
-					prof_end(&cd->prof, PROF_IDLE, now);
+					prof_end(&cd->prof, PROF_BACKOFF, now);
 				}
 			}
 		}
@@ -1250,6 +1260,7 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	cu.d = d;
 	exec_profiling = getenv("AXOND_PROFILE") && *getenv("AXOND_PROFILE") == '1';
 	collapse_min = d->cfg.collapse_min;
+	poll_backoff_ns = d->cfg.poll_us * 1000ULL;
 	cu.shared_mode = d->cfg.isolation && !strcmp(d->cfg.isolation, "shared");
 	/* Context mode: each client's printf output goes to it. Before the
 	 * driver is opened, in case it keeps stdout's FILE. (Shared mode has
@@ -1365,6 +1376,7 @@ static void cuda_fini(struct axond *d)
 		}
 		vd.cuDevicePrimaryCtxRelease(cd->dev);
 	}
+	dispatch_prof_log();
 	/* Clients still connected keep their contexts to the end. */
 	ctxpool_fini();
 	/* Last: what the driver printed while shutting down stays ours. */

@@ -20,6 +20,7 @@ static const char *const kind_name[PROF_NKINDS] = {
 	[PROF_FINISH] = "finish",
 	[PROF_HANDOFF] = "handoff",
 	[PROF_IDLE] = "idle",
+	[PROF_BACKOFF] = "backoff",
 };
 
 void exec_prof_log(int dev, const struct exec_prof *p)

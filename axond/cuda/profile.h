@@ -21,6 +21,7 @@ enum prof_kind {
 	PROF_FINISH,		/* work_done: frontier, completion, free */
 	PROF_HANDOFF,		/* taking a batch from the dispatcher's queue */
 	PROF_IDLE,		/* spinning or asleep with nothing to do */
+	PROF_BACKOFF,		/* asleep between polls of work in flight */
 	PROF_NKINDS
 };
 
