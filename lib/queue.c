@@ -91,7 +91,7 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 	const uint64_t deadline = timeout_ns ? start + timeout_ns : UINT64_MAX;
 	/* How long one sleep may last before we check that axond lives. */
 	const uint64_t liveness_ns = 100 * 1000 * 1000ull;
-	uint64_t t;
+	uint64_t t, checked = start;
 
 	for (;;) {
 		uint32_t tail;
@@ -101,7 +101,13 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 		t = now_ns();
 		if (t >= deadline)
 			return -ETIMEDOUT;
-		if (t - start < r->spin_ns) {
+		if (t - start < r->spin_ns || r->spin_ns == AXON_SPIN_FOREVER) {
+			/* A long spin checks that axond lives as a sleep does. */
+			if (t - checked >= liveness_ns) {
+				checked = t;
+				if (axon_daemon_alive(r))
+					return -EPIPE;
+			}
 			__builtin_ia32_pause();
 			continue;
 		}

@@ -6,6 +6,7 @@
  * so other threads keep submitting while someone waits.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,47 @@ static void after_fork_child(void)
 	pthread_cond_init(&shim.cond, NULL);
 }
 
+/* The CPUs this process may run on. */
+static unsigned int online_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return (unsigned int)CPU_COUNT(&set);
+	return (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * How long the reaper busy-polls for a completion before it sleeps, as the
+ * current context's scheduling flags ask (cuCtxCreate,
+ * cuDevicePrimaryCtxSetFlags, cudaSetDeviceFlags), the way CUDA waits for
+ * the GPU: SCHED_SPIN never sleeps; SCHED_YIELD and SCHED_BLOCKING_SYNC
+ * poll briefly (spin_default) and then sleep; SCHED_AUTO, the default,
+ * spins where the machine has cores to spare beside axond's own polling
+ * threads (CUDA spins when a process has no more contexts than cores; the
+ * work here also needs the daemon's CPUs). A futex wake-up after a long
+ * wait cost a PyTorch training step tens of microseconds on the H200.
+ * AXON_SPIN_NS, when the user sets it, decides alone.
+ */
+#define SPIN_AUTO_MIN_CPUS 8
+
+static unsigned int wait_spin_ns(void)
+{
+	const struct shim_ctx *sc = shim_current_ctx();
+	unsigned int sched;
+
+	/* A thread with no context is ours (host functions' thread, which
+	 * may wait as long as a stream runs, as CUDA's sleeps) or a program
+	 * thread between contexts: poll briefly, then sleep. */
+	if (shim.spin_from_env || !sc)
+		return shim.spin_default;
+	sched = sc->flags & CU_CTX_SCHED_MASK;
+	if (sched == CU_CTX_SCHED_AUTO)
+		sched = shim.ncpus >= SPIN_AUTO_MIN_CPUS ? CU_CTX_SCHED_SPIN
+							 : CU_CTX_SCHED_BLOCKING_SYNC;
+	return sched == CU_CTX_SCHED_SPIN ? AXON_SPIN_FOREVER : shim.spin_default;
+}
+
 /* Called with shim.lock held. */
 static CUresult connect_locked(void)
 {
@@ -124,6 +166,9 @@ static CUresult connect_locked(void)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	shim.credit = shim.ring.params.mint_credit;
+	shim.spin_default = shim.ring.spin_ns;
+	shim.spin_from_env = getenv("AXON_SPIN_NS") != NULL;
+	shim.ncpus = online_cpus();
 	__atomic_store_n(&shim.connected, true, __ATOMIC_RELEASE);
 	if (!shim.atfork_done) {
 		pthread_atfork(before_fork, after_fork_parent, after_fork_child);
@@ -260,6 +305,7 @@ CUresult shim_reap_once(void)
 		return CUDA_SUCCESS;
 	}
 	shim.reaper_active = true;
+	shim.ring.spin_ns = wait_spin_ns();
 	shim_unlock();
 	/* Only the reaper touches the CQ side of the ring. */
 	ret = axon_wait_cqe(&shim.ring, &cqe, 0);

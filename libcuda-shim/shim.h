@@ -80,6 +80,12 @@ struct shim {
 	bool reaper_active;
 	bool connected;
 	bool atfork_done;
+	/* Waiting for completions (conn.c wait_spin_ns): the busy-poll the
+	 * ring came with (AXON_SPIN_NS or libaxon's default), whether the
+	 * user set it, and the CPUs this process may run on. */
+	unsigned int spin_default;
+	bool spin_from_env;
+	unsigned int ncpus;
 	int init_error;			/* CUresult of the connect attempt */
 	struct axon_ring ring;
 

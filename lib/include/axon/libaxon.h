@@ -65,10 +65,14 @@ struct axon_ring {
 	int			dev_fd;		/* kmod: the /dev/axon client */
 	void			*maps[7];	/* kmod: one mapping per part */
 	size_t			map_len[7];
-	unsigned int		spin_ns;	/* busy-poll before sleeping */
+	unsigned int		spin_ns;	/* busy-poll before sleeping;
+						 * AXON_SPIN_FOREVER: never sleep */
 	uint64_t		doorbells;	/* doorbell writes (stats) */
 	uint64_t		sleeps;		/* futex sleeps (stats) */
 };
+
+/* ring->spin_ns: wait for completions without ever sleeping. */
+#define AXON_SPIN_FOREVER	0xffffffffU
 
 enum {
 	AXON_TRANSPORT_UNIX = 1,	/* unix socket + memfd: advisory */
@@ -154,8 +158,10 @@ static inline void axon_cqe_seen(struct axon_ring *r)
 /**
  * axon_wait_cqe() - wait for a completion
  * @timeout_ns:	relative timeout, 0 for none
- * Spins for ring->spin_ns, then sleeps on the CQ tail. Returns 0 and sets
- * *cqe, -ETIMEDOUT, or -EPIPE when the daemon went away.
+ * Spins for ring->spin_ns, then sleeps on the CQ tail; with
+ * AXON_SPIN_FOREVER it spins until the completion comes (checking every
+ * 100 ms that the daemon lives). Returns 0 and sets *cqe, -ETIMEDOUT, or
+ * -EPIPE when the daemon went away.
  */
 int axon_wait_cqe(struct axon_ring *ring, const struct axon_cqe **cqe,
 		  uint64_t timeout_ns);
