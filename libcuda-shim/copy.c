@@ -26,7 +26,12 @@
  * shim runs at each replay copies between the buffer and the program's
  * memory (before the device reads it, after the device wrote it).
  */
+#include <sched.h>
+#include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "shim.h"
 
@@ -38,9 +43,59 @@ static uint64_t chunk_size(void)
 	return c > (16ULL << 20) ? (16ULL << 20) : c;
 }
 
-/* Device-to-host chunks in flight at once (each holds a data-area chunk
- * until this process has copied it out, so at most half the area). */
-#define DTOH_DEPTH 2
+/*
+ * Device-to-host chunks: DTOH_CHUNK at a time, DTOH_DEPTH in flight (each
+ * holds its data-area chunk until this process has copied it out). Small
+ * chunks keep what the device just wrote in the last-level cache for the
+ * copy out; measured on the H200 machine (bench/gpu/hostbw, 2026-11-29),
+ * 1 MiB x 4 copied out with non-temporal stores ran at 16.8 GB/s where
+ * 16 MiB x 2 with memcpy ran at 8.1.
+ */
+#define DTOH_CHUNK (1ULL << 20)
+#define DTOH_DEPTH 4
+
+/* Below this a chunk is copied out with memcpy: the program is likely to
+ * read a small result soon, and then it is better left in the cache. */
+#define STREAM_OUT_MIN (256U << 10)
+
+/*
+ * Copies a device-to-host chunk out of the data area into the program's
+ * memory with non-temporal stores: the destination's lines are not read
+ * first (a plain memcpy reads each one before writing it), which is what
+ * bound pageable device-to-host copies.
+ */
+static void copy_out(void *dst, const void *src, size_t n)
+{
+#ifdef __SSE2__
+	unsigned char *d = dst;
+	const unsigned char *p = src;
+
+	if (n < STREAM_OUT_MIN) {
+		memcpy(dst, src, n);
+		return;
+	}
+	while ((uintptr_t)d & 15) {
+		*d++ = *p++;
+		n--;
+	}
+	for (; n >= 64; n -= 64, d += 64, p += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(p + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(p + 48));
+
+		_mm_stream_si128((__m128i *)d, a);
+		_mm_stream_si128((__m128i *)(d + 16), b);
+		_mm_stream_si128((__m128i *)(d + 32), c);
+		_mm_stream_si128((__m128i *)(d + 48), e);
+	}
+	/* The stores are weakly ordered: done before the caller goes on. */
+	_mm_sfence();
+	memcpy(d, p, n);
+#else
+	memcpy(dst, src, n);
+#endif
+}
 
 /* One deferred copy naming pinned memory shared with the daemon. */
 static CUresult shared_copy_locked(unsigned int op, uint64_t dst, uint64_t src, uint64_t len,
@@ -162,11 +217,42 @@ static CUresult capture_copy(unsigned int op, uint64_t dev, void *host, uint64_t
 	return captured_copy(op, dev, host, len, stream, taken);
 }
 
+/*
+ * Host-to-device chunks: HTOD_CHUNK at a time, at most HTOD_DEPTH staged
+ * and not yet read by the device. What is staged is still in the cache
+ * when the device reads it; with the whole 64 MiB area in flight it was
+ * not. Measured on the H200 machine (bench/gpu/hostbw, 2026-11-29): 4 MiB
+ * x 4 ran at 8.6-9.4 GB/s, 16 MiB x 4 at 6.3-6.6.
+ */
+#define HTOD_CHUNK (4ULL << 20)
+#define HTOD_DEPTH 4
+
+/* Waits, lock held, until the stream slot's frontier reaches seq. */
+static CUresult wait_frontier(uint32_t slot, uint64_t seq)
+{
+	while (axon_frontier(&shim.ring, slot) < seq) {
+		shim_flush();
+		shim_unlock();
+		if (axon_daemon_alive(&shim.ring)) {
+			shim_lock();
+			return shim_gone_error();
+		}
+		sched_yield();
+		shim_lock();
+	}
+	return CUDA_SUCCESS;
+}
+
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
 {
 	const unsigned char *p = src;
-	uint64_t done = 0, chunk = chunk_size(), t0;
+	uint64_t done = 0, chunk = chunk_size(), t0, staged[HTOD_DEPTH];
+	unsigned int k = 0;
+	uint32_t slot;
 	CUresult r;
+
+	if (chunk > HTOD_CHUNK)
+		chunk = HTOD_CHUNK;
 
 	if (len && !src)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -181,10 +267,21 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		return shared_copy(AXON_OP_MEMCPY_HTOD, dst, (uint64_t)(uintptr_t)src, len,
 				   stream);
 	shim_lock();
+	slot = shim_slot(stream);
 	while (done < len || !len) {
 		uint64_t n = len - done < chunk ? len - done : chunk;
-		uint64_t id, off = shim_data_alloc(n ? n : 1, &id);
+		uint64_t id, off;
 		struct axon_sqe *sqe;
+
+		/* The chunk HTOD_DEPTH back must have been read first. */
+		if (k >= HTOD_DEPTH) {
+			r = wait_frontier(slot, staged[k % HTOD_DEPTH]);
+			if (r) {
+				shim_unlock();
+				return r;
+			}
+		}
+		off = shim_data_alloc(n ? n : 1, &id);
 
 		t0 = shim_profiling ? shim_prof_now() : 0;
 		memcpy(shim.ring.data + off, p + done, n);
@@ -198,8 +295,9 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		}
 		axon_prep_copy(sqe, AXON_OP_MEMCPY_HTOD, stream, dst + done, off, n);
 		sqe->flags = AXON_SQE_F_DEFERRED;
-		shim_data_release(id, DATA_AFTER_STREAM, shim_slot(stream),
-				  shim_stream_next(stream));
+		staged[k % HTOD_DEPTH] = shim_stream_next(stream);
+		shim_data_release(id, DATA_AFTER_STREAM, slot, staged[k % HTOD_DEPTH]);
+		k++;
 		done += n;
 		/* Publish each chunk at once, so the daemon starts on it
 		 * while the next one is staged. */
@@ -220,10 +318,14 @@ struct dtoh_chunk {
 static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64_t stream)
 {
 	struct dtoh_chunk q[DTOH_DEPTH];
-	uint64_t issued = 0, chunk = chunk_size();
+	/* At most half the area held: other threads' copies go on. */
+	uint64_t issued = 0, chunk = shim_data_max() / (2 * DTOH_DEPTH);
 	unsigned int head = 0, busy = 0;
 	bool sent = false;
 	CUresult r = CUDA_SUCCESS;
+
+	if (chunk > DTOH_CHUNK)
+		chunk = DTOH_CHUNK;
 
 	shim_lock();
 	for (;;) {
@@ -265,7 +367,7 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 		else if (!r) {
 			uint64_t t0 = shim_profiling ? shim_prof_now() : 0;
 
-			memcpy(p + c->at, shim.ring.data + c->off, c->n);
+			copy_out(p + c->at, shim.ring.data + c->off, c->n);
 			if (t0)
 				shim_prof_stage(false, c->n, t0);
 		}
