@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <poll.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -84,6 +85,9 @@ static long futex_wait(const uint32_t *addr, uint32_t val, uint64_t ns)
 	return syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
+/* AXON_SPIN_FOREVER: busy-polls this long, then yields between polls. */
+#define SPIN_YIELD_AFTER_NS (50 * 1000ull)
+
 int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 		  uint64_t timeout_ns)
 {
@@ -108,7 +112,14 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 				if (axon_daemon_alive(r))
 					return -EPIPE;
 			}
-			__builtin_ia32_pause();
+			/* One that never sleeps gives the CPU to whatever else
+			 * is runnable on it (axond's threads among them) once
+			 * the first stretch is over; on an idle CPU a yield
+			 * comes straight back. */
+			if (r->spin_ns == AXON_SPIN_FOREVER && t - start >= SPIN_YIELD_AFTER_NS)
+				sched_yield();
+			else
+				__builtin_ia32_pause();
 			continue;
 		}
 		/*

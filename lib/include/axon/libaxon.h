@@ -159,8 +159,9 @@ static inline void axon_cqe_seen(struct axon_ring *r)
  * axon_wait_cqe() - wait for a completion
  * @timeout_ns:	relative timeout, 0 for none
  * Spins for ring->spin_ns, then sleeps on the CQ tail; with
- * AXON_SPIN_FOREVER it spins until the completion comes (checking every
- * 100 ms that the daemon lives). Returns 0 and sets *cqe, -ETIMEDOUT, or
+ * AXON_SPIN_FOREVER it polls until the completion comes, yielding the CPU
+ * between polls after the first 50 us and checking every 100 ms that the
+ * daemon lives. Returns 0 and sets *cqe, -ETIMEDOUT, or
  * -EPIPE when the daemon went away.
  */
 int axon_wait_cqe(struct axon_ring *ring, const struct axon_cqe **cqe,
