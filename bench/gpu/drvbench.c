@@ -11,6 +11,9 @@
  * Groups (in the order they run): start start_held modload nullop query
  * launch loops copy4 bw alloc alloc4g.
  *
+ * DRVBENCH_START_GAP_MS, if set, pauses (untimed) that long before each
+ * start of the start groups (default 0: back to back).
+ *
  * DRVBENCH_STATS_CMD, if set, is run by system() (untimed) after the set-up
  * (module loads), after each later group and at the end, with
  * DRVBENCH_GROUP naming the point; run.sh uses it to print the private
@@ -299,6 +302,11 @@ static void bench_start(const char *cubin, const char *pre)
 	static const char *const phase[6] = { "exec", "cuinit", "ctx", "modload",
 					      "launch_sync", "exit" };
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	/* DRVBENCH_START_GAP_MS: an untimed pause before each start, so that
+	 * whatever the last one set going (axond replacing the worker it
+	 * used) is over before the next is timed. */
+	const char *gap_env = getenv("DRVBENCH_START_GAP_MS");
+	unsigned long gap_ms = gap_env ? strtoul(gap_env, NULL, 10) : 0;
 
 	snprintf(tot_name, sizeof(tot_name), "%s_first_kernel", pre);
 	for (k = 0; k < 6; k++)
@@ -318,6 +326,8 @@ static void bench_start(const char *cubin, const char *pre)
 		ssize_t got;
 		pid_t pid;
 
+		if (gap_ms)
+			usleep((useconds_t)(gap_ms * 1000));
 		if (pipe(fds)) {
 			put_na(tot_name, "ms", "pipe: %s", strerror(errno));
 			goto out;
@@ -367,8 +377,8 @@ static void bench_start(const char *cubin, const char *pre)
 		char note[120];
 
 		snprintf(note, sizeof(note),
-			 "fork..exit of cuInit,ctx,cuModuleLoadData,launch,sync; %u runs%s", runs,
-			 strcmp(pre, "start") ? "; parent holds a ctx" : "");
+			 "fork..exit of cuInit,ctx,cuModuleLoadData,launch,sync; %u runs%s; %lu ms apart",
+			 runs, strcmp(pre, "start") ? "; parent holds a ctx" : "", gap_ms);
 		put_lat(tot_name, "ms", &tot, false, 1e6, note);
 	}
 	put_lat(pn[0], "ms", &ph[0], false, 1e6, "fork to main() of the child");
