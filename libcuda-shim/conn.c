@@ -6,6 +6,7 @@
  * so other threads keep submitting while someone waits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,14 +119,57 @@ static unsigned int online_cpus(void)
  * the GPU: SCHED_SPIN and SCHED_YIELD never sleep (libaxon polls, then
  * polls yielding the CPU between polls); SCHED_BLOCKING_SYNC polls briefly
  * (spin_default) and then sleeps; SCHED_AUTO, the default, never sleeps
- * where the machine has cores to spare beside axond's own polling threads
- * (CUDA spins when a process has no more contexts than cores; the work
- * here also needs the daemon's CPUs), else it is BLOCKING_SYNC. The futex
+ * while the machine has CPUs to spare beside axond's own polling threads
+ * (cpus_to_spare; CUDA spins when a process has no more contexts than
+ * cores, but the work here also needs the daemon's CPUs), else it is
+ * BLOCKING_SYNC. The futex
  * wake-up after a step's sync cost PyTorch MLP training 322 -> 338 step/s
  * on the H200 (native 339). AXON_SPIN_NS, when the user sets it, decides
  * alone.
  */
 #define SPIN_AUTO_MIN_CPUS 8
+/* How often SCHED_AUTO looks again at how busy the machine is. */
+#define SPIN_AUTO_RECHECK_NS (5ULL * 1000 * 1000)
+
+/*
+ * SCHED_AUTO: whether the machine has CPUs to spare for a waiter that never
+ * sleeps: enough of them, and no more than half running something now
+ * (/proc/loadavg's running count, read at most every 5 ms). Clients that
+ * all spun with 32 of them on 16 CPUs kept the workers' threads waiting
+ * (fairness between 32 clients fell from 0.98 to 0.54 on the H200); with
+ * this they stop spinning while the CPUs are taken. Lock held.
+ */
+static bool cpus_to_spare(void)
+{
+	static int fd = -2;
+	static uint64_t next;
+	static bool spare;
+	uint64_t now = shim_prof_now();
+	unsigned long running;
+	char buf[128], *p;
+	ssize_t n;
+	int field;
+
+	if (now < next)
+		return spare;
+	next = now + SPIN_AUTO_RECHECK_NS;
+	spare = false;
+	if (shim.ncpus < SPIN_AUTO_MIN_CPUS)
+		return spare;
+	if (fd == -2)
+		fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return spare;
+	buf[n] = 0;
+	/* "0.50 0.40 0.30 3/812 4242": the fourth field's running count. */
+	for (p = buf, field = 0; *p && field < 3; p++)
+		if (*p == ' ')
+			field++;
+	running = strtoul(p, NULL, 10);
+	spare = running <= (unsigned long)sysconf(_SC_NPROCESSORS_ONLN) / 2;
+	return spare;
+}
 
 static unsigned int wait_spin_ns(void)
 {
@@ -139,8 +183,7 @@ static unsigned int wait_spin_ns(void)
 		return shim.spin_default;
 	sched = sc->flags & CU_CTX_SCHED_MASK;
 	if (sched == CU_CTX_SCHED_AUTO)
-		sched = shim.ncpus >= SPIN_AUTO_MIN_CPUS ? CU_CTX_SCHED_SPIN
-							 : CU_CTX_SCHED_BLOCKING_SYNC;
+		sched = cpus_to_spare() ? CU_CTX_SCHED_SPIN : CU_CTX_SCHED_BLOCKING_SYNC;
 	return sched == CU_CTX_SCHED_BLOCKING_SYNC ? shim.spin_default : AXON_SPIN_FOREVER;
 }
 
@@ -309,8 +352,18 @@ CUresult shim_reap_once(void)
 	shim.reaper_active = true;
 	shim.ring.spin_ns = wait_spin_ns();
 	shim_unlock();
-	/* Only the reaper touches the CQ side of the ring. */
-	ret = axon_wait_cqe(&shim.ring, &cqe, 0);
+	/* Only the reaper touches the CQ side of the ring. One that never
+	 * sleeps comes back every SPIN_AUTO_RECHECK_NS to decide again (the
+	 * callers wait in a loop), so it stops once the CPUs are taken. */
+	ret = axon_wait_cqe(&shim.ring, &cqe,
+			    shim.ring.spin_ns == AXON_SPIN_FOREVER ? SPIN_AUTO_RECHECK_NS : 0);
+	/* Each slice starts libaxon's liveness clock again: look here. */
+	if (ret == -ETIMEDOUT) {
+		int alive = axon_daemon_alive(&shim.ring);
+
+		if (alive)
+			ret = alive;
+	}
 	shim_lock();
 	if (ret == 0)
 		reap_ready();
