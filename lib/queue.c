@@ -85,6 +85,27 @@ static long futex_wait(const uint32_t *addr, uint32_t val, uint64_t ns)
 	return syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
+/*
+ * The daemon may have stopped taking our SQEs because our CQ was full, and
+ * gone to sleep; we have reaped since. It cannot know, so ring it (pairs
+ * with its set-NEED_WAKEUP, barrier, re-check; the caller has issued a full
+ * barrier since it reaped).
+ */
+static int ring_if_held(struct axon_ring *r)
+{
+	uint64_t one = 1;
+
+	if (axon_read_once(&r->cpage->sq_tail) == axon_load_acquire(&r->dpage->sq_head) ||
+	    !(axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_NEED_WAKEUP))
+		return 0;
+	r->doorbells++;
+	if (r->transport == AXON_TRANSPORT_KMOD)
+		return axon_kmod_doorbell(r, 1);
+	if (write(r->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
 /* AXON_SPIN_FOREVER: busy-polls this long, then yields between polls. */
 #define SPIN_YIELD_AFTER_NS (50 * 1000ull)
 
@@ -99,6 +120,7 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 
 	for (;;) {
 		uint32_t tail;
+		int rc;
 
 		if (axon_peek_cqe(r, cqe) == 0)
 			return 0;
@@ -116,10 +138,16 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 			 * is runnable on it (axond's threads among them) once
 			 * the first stretch is over; on an idle CPU a yield
 			 * comes straight back. */
-			if (r->spin_ns == AXON_SPIN_FOREVER && t - start >= SPIN_YIELD_AFTER_NS)
+			if (r->spin_ns == AXON_SPIN_FOREVER && t - start >= SPIN_YIELD_AFTER_NS) {
+				/* It never reaches the sleep's doorbell check. */
+				axon_smp_mb();
+				rc = ring_if_held(r);
+				if (rc)
+					return rc;
 				sched_yield();
-			else
+			} else {
 				__builtin_ia32_pause();
+			}
 			continue;
 		}
 		/*
@@ -130,28 +158,9 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 		 */
 		axon_write_once(&r->cpage->cq_flags, AXON_CQ_F_WAITING);
 		axon_smp_mb();
-		/*
-		 * The daemon may have stopped taking our SQEs because our CQ
-		 * was full, and gone to sleep; we have reaped since. It cannot
-		 * know, so ring it (pairs with its set-NEED_WAKEUP, barrier,
-		 * re-check).
-		 */
-		if (axon_read_once(&r->cpage->sq_tail) !=
-		    axon_load_acquire(&r->dpage->sq_head) &&
-		    (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_NEED_WAKEUP)) {
-			uint64_t one = 1;
-
-			r->doorbells++;
-			if (r->transport == AXON_TRANSPORT_KMOD) {
-				int ret = axon_kmod_doorbell(r, 1);
-
-				if (ret)
-					return ret;
-			} else if (write(r->doorbell_fd, &one, sizeof(one)) < 0 &&
-				   errno != EAGAIN) {
-				return -errno;
-			}
-		}
+		rc = ring_if_held(r);
+		if (rc)
+			return rc;
 		tail = axon_load_acquire(&r->dpage->cq_tail);
 		if (tail == r->cq_head) {
 			uint64_t slice = deadline - t;

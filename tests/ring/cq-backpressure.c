@@ -17,7 +17,9 @@
  * Regression test: nothing used to wake axond in step 5 (axon_wait_cqe
  * never rang the doorbell while axond slept with SQEs held back), so the
  * client slept on cq_tail forever. axon_wait_cqe now rings it when SQEs are
- * pending and the daemon sleeps.
+ * pending and the daemon sleeps. The second round waits with
+ * AXON_SPIN_FOREVER, which never reaches the sleep's check: the spin rings
+ * it too (it once did not, and the client spun forever).
  */
 #include <check.h>
 #include <errno.h>
@@ -67,6 +69,8 @@ START_TEST(test_resume_after_reap)
 	ck_assert_msg(ret == 0, "axon_connect: %s", err);
 	ck_assert_uint_eq(r.sq_entries, 8);
 	ck_assert_uint_eq(r.cq_entries, 16);
+	if (_i == 1)
+		r.spin_ns = AXON_SPIN_FOREVER;
 
 	submit_nops(&r, 8, &ud);
 	wait_u32(&r.dpage->sq_head, ~0u, 8, "first 8 taken");
@@ -122,7 +126,8 @@ int main(void)
 	s = suite_create("cq-backpressure");
 	tc = tcase_create("backpressure");
 	tcase_set_timeout(tc, 60 * RD_SLOW);
-	tcase_add_test(tc, test_resume_after_reap);
+	/* 0: the default spin, then sleep; 1: AXON_SPIN_FOREVER */
+	tcase_add_loop_test(tc, test_resume_after_reap, 0, 2);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
