@@ -11,11 +11,11 @@
  * Any other host memory (pageable, registered with cuMemHostRegister, or
  * straddling a region's end) crosses through the data area in chunks, so a
  * copy of any size streams: host-to-device chunks are staged and queued
- * (deferred) while the device drains earlier ones, up to the whole data
- * area in flight; device-to-host chunks are double-buffered: the next
- * chunk's copy into the data area runs while this process copies the
- * previous one out. Synchronous forms then wait on the stream, as CUDA's
- * do.
+ * (deferred) while the device drains earlier ones, HTOD_DEPTH of them at
+ * most; device-to-host chunks are pipelined: later chunks' copies into the
+ * data area run while this process copies an earlier one out (with
+ * non-temporal stores). Synchronous forms then wait on the stream, as
+ * CUDA's do. The shapes were chosen by measurement (bench/gpu/hostbw).
  *
  * On a capturing stream a copy is a node of the graph, which must read or
  * write the host memory at each replay. A shared pinned range is named as
