@@ -112,21 +112,8 @@ static unsigned int online_cpus(void)
 	return (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/*
- * How long the reaper busy-polls for a completion before it sleeps, as the
- * current context's scheduling flags ask (cuCtxCreate,
- * cuDevicePrimaryCtxSetFlags, cudaSetDeviceFlags), the way CUDA waits for
- * the GPU: SCHED_SPIN and SCHED_YIELD never sleep (libaxon polls, then
- * polls yielding the CPU between polls); SCHED_BLOCKING_SYNC polls briefly
- * (spin_default) and then sleeps; SCHED_AUTO, the default, never sleeps
- * while the machine has CPUs to spare beside axond's own polling threads
- * (cpus_to_spare; CUDA spins when a process has no more contexts than
- * cores, but the work here also needs the daemon's CPUs), else it is
- * BLOCKING_SYNC. The futex
- * wake-up after a step's sync cost PyTorch MLP training 322 -> 338 step/s
- * on the H200 (native 339). AXON_SPIN_NS, when the user sets it, decides
- * alone.
- */
+/* With fewer CPUs than this, SCHED_AUTO never spins: axond's threads need
+ * them (the CI machines have 2). */
 #define SPIN_AUTO_MIN_CPUS 8
 /* How often SCHED_AUTO looks again at how busy the machine is. */
 #define SPIN_AUTO_RECHECK_NS (5ULL * 1000 * 1000)
@@ -142,6 +129,7 @@ static unsigned int online_cpus(void)
 static bool cpus_to_spare(void)
 {
 	static int fd = -2;
+	static long online;
 	static uint64_t next;
 	static bool spare;
 	uint64_t now = shim_prof_now();
@@ -156,8 +144,10 @@ static bool cpus_to_spare(void)
 	spare = false;
 	if (shim.ncpus < SPIN_AUTO_MIN_CPUS)
 		return spare;
-	if (fd == -2)
+	if (fd == -2) {
 		fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+		online = sysconf(_SC_NPROCESSORS_ONLN);
+	}
 	n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 	if (n <= 0)
 		return spare;
@@ -166,11 +156,27 @@ static bool cpus_to_spare(void)
 	for (p = buf, field = 0; *p && field < 3; p++)
 		if (*p == ' ')
 			field++;
+	if (field < 3 || *p < '0' || *p > '9' || online <= 0)
+		return spare;
 	running = strtoul(p, NULL, 10);
-	spare = running <= (unsigned long)sysconf(_SC_NPROCESSORS_ONLN) / 2;
+	spare = running <= (unsigned long)online / 2;
 	return spare;
 }
 
+/*
+ * How long the reaper busy-polls for a completion before it sleeps, as the
+ * current context's scheduling flags ask (cuCtxCreate,
+ * cuDevicePrimaryCtxSetFlags, cudaSetDeviceFlags), the way CUDA waits for
+ * the GPU: SCHED_SPIN and SCHED_YIELD never sleep (libaxon polls, then
+ * polls yielding the CPU between polls); SCHED_BLOCKING_SYNC polls briefly
+ * (spin_default) and then sleeps; SCHED_AUTO, the default, never sleeps
+ * while the machine has CPUs to spare beside axond's own polling threads
+ * (cpus_to_spare; CUDA spins when a process has no more contexts than
+ * cores, but the work here also needs the daemon's CPUs), else it is
+ * BLOCKING_SYNC. The futex wake-up after a step's sync cost PyTorch MLP
+ * training 322 -> 338 step/s on the H200 (native 339). AXON_SPIN_NS, when
+ * the user sets it, decides alone.
+ */
 static unsigned int wait_spin_ns(void)
 {
 	const struct shim_ctx *sc = shim_current_ctx();
