@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ static void usage(FILE *f)
 		"  --poll-us=N            cuda: with GPU work in flight, sleep this long\n"
 		"                         between polls once 50 us of polling found it\n"
 		"                         running (default 20; 0: poll without sleeping,\n"
-		"                         one core per busy device)\n"
+		"                         one core per busy device; below 1000000)\n"
 		"  --collapse=N           cuda: issue a run of N or more launches queued on\n"
 		"                         one stream as one replay of a cached CUDA graph\n"
 		"                         (default 4; 0: launch each one directly)\n"
@@ -74,20 +75,44 @@ static void usage(FILE *f)
 		"  -q, --quiet            errors only\n");
 }
 
+/* A byte count with an optional K/M/G/T suffix; no sign, no overflow. */
 static int parse_size(const char *s, uint64_t *out)
 {
+	unsigned int shift = 0;
+	unsigned long long v;
 	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
 
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	case 't': case 'T': v <<= 40; end++; break;
-	}
-	if (*end || end == s)
+	if (*s < '0' || *s > '9')
 		return -EINVAL;
-	*out = v;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+/* A decimal count from min to max; no sign, nothing after it. */
+static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = (unsigned int)v;
 	return 0;
 }
 
@@ -118,7 +143,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	};
 	struct axond_config *cfg = &d->cfg;
 	uint64_t v;
-	int o;
+	int o, li = 0;
 
 	cfg->backend = "sim";
 	/* AXON_ADDR names where clients connect; only a socket address is
@@ -137,12 +162,15 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->isolation = NULL;	/* "default": decided once the backend is known */
 	cfg->worker_ctl = -1;
 	cfg->context_pool = ~0U;	/* "default": decided by the isolation mode */
-	while ((o = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "vqh", opts, &li)) != -1) {
 		switch (o) {
 		case 'b': cfg->backend = optarg; break;
 		case 'V': cfg->vendor_lib = optarg; break;
 		case 'K': cfg->kmod = optarg; break;
-		case 'P': cfg->region_pool = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'P':
+			if (parse_uint(optarg, 0, 64, &cfg->region_pool))
+				goto bad;
+			break;
 		case 'I':
 			if (strcmp(optarg, "process") && strcmp(optarg, "context") &&
 			    strcmp(optarg, "shared"))
@@ -150,8 +178,7 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			cfg->isolation = optarg;
 			break;
 		case 'X':
-			cfg->context_pool = (unsigned int)strtoul(optarg, NULL, 10);
-			if (cfg->context_pool > 64)
+			if (parse_uint(optarg, 0, 64, &cfg->context_pool))
 				goto bad;
 			break;
 		case 'l': cfg->listen = optarg; break;
@@ -161,39 +188,31 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			cfg->sim_fault_process = !strcmp(optarg, "process");
 			break;
 		case 'W': {
-			char *end;
+			unsigned int fd;
 
-			cfg->worker_ctl = (int)strtol(optarg, &end, 10);
-			if (*end || cfg->worker_ctl < 3)
+			if (parse_uint(optarg, 3, INT_MAX, &fd))
 				goto bad;
+			cfg->worker_ctl = (int)fd;
 			break;
 		}
 		case 'm':
 			if (parse_size(optarg, &cfg->sim_mem) || cfg->sim_mem < (1 << 20))
 				goto bad;
 			break;
-		case 's': cfg->spin_us = (unsigned int)strtoul(optarg, NULL, 10); break;
-		case 'L': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || n > 128)	/* COLLAPSE_MAX */
+		case 's':
+			if (parse_uint(optarg, 0, 1000000, &cfg->spin_us))
 				goto bad;
-			cfg->collapse_min = (unsigned int)n;
 			break;
-		}
-		case 'Q': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || n > 1000000)
+		case 'L':
+			if (parse_uint(optarg, 0, 128, &cfg->collapse_min))	/* COLLAPSE_MAX */
 				goto bad;
-			cfg->poll_us = (unsigned int)n;
 			break;
-		}
+		case 'Q':
+			if (parse_uint(optarg, 0, 999999, &cfg->poll_us))
+				goto bad;
+			break;
 		case 'c':
-			cfg->max_clients = (unsigned int)strtoul(optarg, NULL, 10);
-			if (!cfg->max_clients)
+			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_clients))
 				goto bad;
 			break;
 		case 'D':
@@ -211,11 +230,14 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		default: usage(stderr); return -EINVAL;
 		}
 	}
-	if (optind != argc)
-		goto bad;
+	if (optind != argc) {
+		fprintf(stderr, "axond: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -EINVAL;
+	}
 	return 0;
 bad:
-	fprintf(stderr, "axond: bad option value\n");
+	fprintf(stderr, "axond: bad value for --%s: '%s'\n", opts[li].name, optarg);
 	usage(stderr);
 	return -EINVAL;
 }

@@ -102,3 +102,17 @@ integration-progs: $(IT_TEST_PROGS)
 # tests/cudart and tests/vm are included by the top-level Makefile.
 -include $(filter-out tests/build.mk,$(wildcard tests/*.mk))
 -include tests/tools/tools.mk
+
+# axond's own command line (tests/daemon/*.sh, copied to $(BUILD)/tests/;
+# they run $(BUILD)/bin/axond through AXON_BUILD, set by run-tests.sh).
+DAEMON_SCRIPTS := axond-options
+DAEMON_TESTS   := $(DAEMON_SCRIPTS:%=$(BUILD)/tests/%)
+
+$(DAEMON_TESTS): $(BUILD)/tests/%: tests/daemon/%.sh
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  COPY    $@"
+	$(Q)install -m 0755 $< $@
+
+$(DAEMON_TESTS): | $(BUILD)/bin/axond
+
+TEST_PROGS += $(DAEMON_TESTS)

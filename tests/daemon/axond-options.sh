@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# axond-options: axond's command line. Every numeric option refuses a value
+# that is not a plain number in its range (a sign, trailing text, overflow)
+# with exit status 2 and a message naming the option, and starts nothing;
+# good values at the edges of the ranges start a daemon that stops cleanly
+# on SIGTERM. Run by tests/run-tests.sh (AXON_BUILD names the build).
+set -u
+axond=${AXON_BUILD:?run through tests/run-tests.sh}/bin/axond
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/axond-options.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+sock=$tmp/axond.sock
+fails=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# bad OPTION=VALUE: refused, named, nothing listening.
+bad() {
+	"$axond" --backend=sim --listen="unix:$sock" "$1" >"$tmp/out" 2>&1
+	rc=$?
+	opt=${1%%=*}
+	[ $rc -eq 2 ] || fail "$1: exit status $rc, want 2"
+	grep -q "bad value for $opt: '${1#*=}'" "$tmp/out" ||
+		fail "$1: no message naming $opt: $(head -n 1 "$tmp/out")"
+	[ ! -e "$sock" ] || { fail "$1: a socket was made"; rm -f "$sock"; }
+}
+
+for v in abc -1 12x "" 1000001; do bad "--spin-us=$v"; done
+for v in -1 129 4x 99999999999999999999; do bad "--collapse=$v"; done
+for v in 1000000 -5 " 7"; do bad "--poll-us=$v"; done
+for v in 0 -1 1048577; do bad "--max-clients=$v"; done
+for v in 65 -1 x; do bad "--region-pool=$v"; done
+for v in 65 -1; do bad "--context-pool=$v"; done
+for v in 1T5 -4K 99999999999T K 1023; do bad "--sim-mem=$v"; done
+for v in -4K 1Q 100 16T; do bad "--data-size=$v"; done
+for v in -1 12x; do bad "--mint-credit=$v"; done
+for v in 2 -3 x; do bad "--worker-ctl=$v"; done
+
+"$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/out" ||
+	fail "a stray argument: exit status $rc: $(head -n 1 "$tmp/out")"
+
+# Good values at the edges start a daemon.
+"$axond" --backend=sim --listen="unix:$sock" --spin-us=0 --poll-us=999999 \
+	--collapse=128 --max-clients=1 --region-pool=0 --sim-mem=1M \
+	--data-size=4096 --mint-credit=0 >"$tmp/log" 2>&1 &
+pid=$!
+i=0
+while [ ! -S "$sock" ] && [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -S "$sock" ]; then
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] || fail "good values: axond exited $rc on SIGTERM"
+else
+	fail "good values: axond did not start: $(tail -n 3 "$tmp/log")"
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
+fi
+
+[ $fails -eq 0 ] || exit 1
+echo "axond-options: all cases passed"
