@@ -26,7 +26,6 @@
  * shim runs at each replay copies between the buffer and the program's
  * memory (before the device reads it, after the device wrote it).
  */
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -227,32 +226,23 @@ static CUresult capture_copy(unsigned int op, uint64_t dev, void *host, uint64_t
 #define HTOD_CHUNK (4ULL << 20)
 #define HTOD_DEPTH 4
 
-/* Waits, lock held, until the stream slot's frontier reaches seq. */
-static CUresult wait_frontier(uint32_t slot, uint64_t seq)
-{
-	while (axon_frontier(&shim.ring, slot) < seq) {
-		shim_flush();
-		shim_unlock();
-		if (axon_daemon_alive(&shim.ring)) {
-			shim_lock();
-			return shim_gone_error();
-		}
-		sched_yield();
-		shim_lock();
-	}
-	return CUDA_SUCCESS;
-}
+/*
+ * A staged host-to-device chunk that a later chunk of the same copy waits
+ * for: it is sent with a completion (not deferred), so the wait is an
+ * ordinary one (shim_wait: the context's scheduling flags, axond's
+ * liveness) and a refused copy (a bad stream) comes back as its error.
+ */
+struct htod_chunk {
+	struct shim_waiter w;
+	uint64_t id;
+};
 
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
 {
 	const unsigned char *p = src;
-	uint64_t done = 0, chunk = chunk_size(), t0, staged[HTOD_DEPTH];
-	unsigned int k = 0;
-	uint32_t slot;
-	CUresult r;
-
-	if (chunk > HTOD_CHUNK)
-		chunk = HTOD_CHUNK;
+	struct htod_chunk q[HTOD_DEPTH];
+	uint64_t chunk = chunk_size(), nchunks, k, waiting = 0, t0;
+	CUresult r = CUDA_SUCCESS;
 
 	if (len && !src)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -266,47 +256,64 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 	if (len && shim_hostmem_shared(src, len))
 		return shared_copy(AXON_OP_MEMCPY_HTOD, dst, (uint64_t)(uintptr_t)src, len,
 				   stream);
+	if (chunk > HTOD_CHUNK)
+		chunk = HTOD_CHUNK;
+	/* A zero-length copy is still one op: the daemon validates it. */
+	nchunks = len ? (len + chunk - 1) / chunk : 1;
 	shim_lock();
-	slot = shim_slot(stream);
-	while (done < len || !len) {
-		uint64_t n = len - done < chunk ? len - done : chunk;
+	for (k = 0; k < nchunks && !r; k++) {
+		struct htod_chunk *c = &q[k % HTOD_DEPTH];
+		uint64_t at = k * chunk, n = len - at < chunk ? len - at : chunk;
 		uint64_t id, off;
 		struct axon_sqe *sqe;
 
 		/* The chunk HTOD_DEPTH back must have been read first. */
 		if (k >= HTOD_DEPTH) {
-			r = wait_frontier(slot, staged[k % HTOD_DEPTH]);
-			if (r) {
-				shim_unlock();
-				return r;
-			}
+			r = shim_wait(&c->w);
+			shim_data_done(c->id);
+			waiting--;
+			if (r)
+				break;
 		}
 		off = shim_data_alloc(n ? n : 1, &id);
-
 		t0 = shim_profiling ? shim_prof_now() : 0;
-		memcpy(shim.ring.data + off, p + done, n);
+		memcpy(shim.ring.data + off, p + at, n);
 		if (t0)
 			shim_prof_stage(true, n, t0);
 		sqe = shim_sqe();
 		if (!sqe) {
 			shim_data_done(id);
-			shim_unlock();
-			return shim_gone_error();
+			r = shim_gone_error();
+			break;
 		}
-		axon_prep_copy(sqe, AXON_OP_MEMCPY_HTOD, stream, dst + done, off, n);
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		staged[k % HTOD_DEPTH] = shim_stream_next(stream);
-		shim_data_release(id, DATA_AFTER_STREAM, slot, staged[k % HTOD_DEPTH]);
-		k++;
-		done += n;
+		axon_prep_copy(sqe, AXON_OP_MEMCPY_HTOD, stream, dst + at, off, n);
+		if (k + HTOD_DEPTH < nchunks) {
+			memset(&c->w, 0, sizeof(c->w));
+			c->w.op = AXON_OP_MEMCPY_HTOD;
+			c->id = id;	/* freed once waited for */
+			sqe->user_data = (uint64_t)(uintptr_t)&c->w;
+			shim_stream_next(stream);
+			waiting++;
+		} else {
+			/* The last ones: the copy returns without waiting. */
+			sqe->flags = AXON_SQE_F_DEFERRED;
+			shim_data_release(id, DATA_AFTER_STREAM, shim_slot(stream),
+					  shim_stream_next(stream));
+		}
 		/* Publish each chunk at once, so the daemon starts on it
 		 * while the next one is staged. */
 		shim_flush();
-		if (!len)
-			break;
+	}
+	/* After an error (chunk k failed or was not sent): the chunks still
+	 * to complete, the ones after those waited for, name our stack. */
+	for (k = k >= HTOD_DEPTH ? k - HTOD_DEPTH + 1 : 0; waiting; waiting--, k++) {
+		struct htod_chunk *c = &q[k % HTOD_DEPTH];
+
+		shim_wait(&c->w);
+		shim_data_done(c->id);
 	}
 	shim_unlock();
-	return CUDA_SUCCESS;
+	return r;
 }
 
 /* A staged device-to-host chunk in flight. */

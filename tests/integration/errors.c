@@ -331,6 +331,24 @@ static void streams_events(void)
 		  cuMemcpyHtoDAsync(p, h, sizeof(h), gone), CUDA_ERROR_INVALID_HANDLE,
 		  ctx_sync, NULL);
 	CK(cuMemFree(p));
+	/* Pageable and larger than the chunks the shim keeps staged at
+	 * once: the copy waits for its own earlier chunks, which the daemon
+	 * refuses (it once waited for them forever). */
+	{
+		const size_t big = 32u << 20;
+		void *hb = calloc(1, big);
+
+		if (!hb) {
+			result(false, "calloc(32 MiB)", CUDA_ERROR_OUT_OF_MEMORY, "memory");
+		} else {
+			CK(cuMemAlloc(&p, big));
+			exp_async("cuMemcpyHtoDAsync of 32 MiB on a destroyed stream",
+				  cuMemcpyHtoDAsync(p, hb, big, gone),
+				  CUDA_ERROR_INVALID_HANDLE, ctx_sync, NULL);
+			CK(cuMemFree(p));
+			free(hb);
+		}
+	}
 	CK(cuEventDestroy(e1));
 	CK(cuEventDestroy(e2));
 	CK(cuEventDestroy(nt1));
