@@ -9,6 +9,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -61,7 +62,7 @@ int axon_submit(struct axon_ring *r)
 						   AXON_SQ_F_DAEMON_GONE)) {
 		if (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_DAEMON_GONE)
 			return -EPIPE;
-		r->doorbells++;
+		__atomic_fetch_add(&r->doorbells, 1, __ATOMIC_RELAXED);
 		if (r->transport == AXON_TRANSPORT_KMOD) {
 			int ret = axon_kmod_doorbell(r, n);
 
@@ -98,7 +99,7 @@ static int ring_if_held(struct axon_ring *r)
 	if (axon_read_once(&r->cpage->sq_tail) == axon_load_acquire(&r->dpage->sq_head) ||
 	    !(axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_NEED_WAKEUP))
 		return 0;
-	r->doorbells++;
+	__atomic_fetch_add(&r->doorbells, 1, __ATOMIC_RELAXED);
 	if (r->transport == AXON_TRANSPORT_KMOD)
 		return axon_kmod_doorbell(r, 1);
 	if (write(r->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
@@ -117,6 +118,11 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 	/* How long one sleep may last before we check that axond lives. */
 	const uint64_t liveness_ns = 100 * 1000 * 1000ull;
 	uint64_t t, checked = start;
+	/* Spinning without end, the doorbell check is made once per call:
+	 * cq_head does not move while we wait, and ringing again for SQEs
+	 * held back for another reason (the queue limit, completions owed)
+	 * would only keep axond from sleeping. */
+	bool rang = false;
 
 	for (;;) {
 		uint32_t tail;
@@ -140,10 +146,13 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 			 * comes straight back. */
 			if (r->spin_ns == AXON_SPIN_FOREVER && t - start >= SPIN_YIELD_AFTER_NS) {
 				/* It never reaches the sleep's doorbell check. */
-				axon_smp_mb();
-				rc = ring_if_held(r);
-				if (rc)
-					return rc;
+				if (!rang) {
+					rang = true;
+					axon_smp_mb();
+					rc = ring_if_held(r);
+					if (rc)
+						return rc;
+				}
 				sched_yield();
 			} else {
 				__builtin_ia32_pause();
