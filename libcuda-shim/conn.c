@@ -102,14 +102,63 @@ static void after_fork_child(void)
 	pthread_cond_init(&shim.cond, NULL);
 }
 
-/* The CPUs this process may run on. */
+/*
+ * The CPU time a cgroup v2 quota (cpu.max, "QUOTA PERIOD" or "max ...")
+ * on this process's cgroup or any above it allows, in whole CPUs; 0 if
+ * none. A container limited to 2 CPUs on a 64-CPU host must not count 64.
+ */
+static unsigned int cgroup_cpu_limit(void)
+{
+	char line[4096], path[4200], *cg, *slash;
+	unsigned int best = 0;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return 0;
+	cg = NULL;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			cg = line + 3;
+			cg[strcspn(cg, "\n")] = 0;
+			break;
+		}
+	fclose(f);
+	/* This cgroup, then each one above it up to (not) the root. */
+	while (cg && *cg == '/') {
+		unsigned long long quota, period;
+		char buf[64];
+		FILE *m;
+
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", cg);
+		m = fopen(path, "re");
+		if (m) {
+			if (fgets(buf, sizeof(buf), m) &&
+			    sscanf(buf, "%llu %llu", &quota, &period) == 2 && period) {
+				unsigned int n = (unsigned int)((quota + period - 1) / period);
+
+				if (!best || n < best)
+					best = n;
+			}
+			fclose(m);
+		}
+		slash = strrchr(cg, '/');
+		if (slash == cg)
+			break;
+		*slash = 0;
+	}
+	return best;
+}
+
+/* The CPUs this process may run on: its affinity, within a CPU quota. */
 static unsigned int online_cpus(void)
 {
+	unsigned int n = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN), limit;
 	cpu_set_t set;
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return (unsigned int)CPU_COUNT(&set);
-	return (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+		n = (unsigned int)CPU_COUNT(&set);
+	limit = cgroup_cpu_limit();
+	return limit && limit < n ? limit : n;
 }
 
 /* With fewer CPUs than this, SCHED_AUTO never spins: axond's threads need

@@ -417,7 +417,18 @@ SHIM_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int fl
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
 		return CUDA_ERROR_INVALID_DEVICE;
+	shim_lock();
 	shim.primary[dev].flags = flags;
+	/* An active primary context takes the new scheduling flags at once
+	 * (cudaSetDeviceFlags after the first CUDA call): they decide how
+	 * this process waits (conn.c wait_spin_ns). */
+	if (shim.primary[dev].ctx) {
+		struct shim_ctx *sc = shim_ctx_of((CUcontext)(uintptr_t)shim.primary[dev].ctx);
+
+		if (sc)
+			sc->flags = (sc->flags & ~CU_CTX_SCHED_MASK) | (flags & CU_CTX_SCHED_MASK);
+	}
+	shim_unlock();
 	return CUDA_SUCCESS;
 }
 
