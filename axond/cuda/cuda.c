@@ -1162,6 +1162,8 @@ static void *executor(void *arg)
 
 					nanosleep(&ts, NULL);
 					prof_end(&cd->prof, PROF_BACKOFF, now);
+				} else {
+					cpu_relax();
 				}
 			}
 		}

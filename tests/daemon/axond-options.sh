@@ -19,7 +19,8 @@ fail() {
 
 # bad OPTION=VALUE: refused, named, nothing listening.
 bad() {
-	"$axond" --backend=sim --listen="unix:$sock" "$1" >"$tmp/out" 2>&1
+	# (a value taken by mistake would start a daemon: not for long)
+	timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" "$1" >"$tmp/out" 2>&1
 	rc=$?
 	opt=${1%%=*}
 	[ $rc -eq 2 ] || fail "$1: exit status $rc, want 2"
@@ -39,7 +40,7 @@ for v in -4K 1Q 100 16T; do bad "--data-size=$v"; done
 for v in -1 12x; do bad "--mint-credit=$v"; done
 for v in 2 -3 x; do bad "--worker-ctl=$v"; done
 
-"$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
+timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/out" ||
 	fail "a stray argument: exit status $rc: $(head -n 1 "$tmp/out")"
