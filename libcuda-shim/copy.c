@@ -237,11 +237,25 @@ struct htod_chunk {
 	uint64_t id;
 };
 
+/* Waits for the oldest chunk a copy still waits for and gives its part of
+ * the data area back; lock held. */
+static CUresult htod_wait_oldest(struct htod_chunk *q, uint64_t *oldest, uint64_t *waiting)
+{
+	struct htod_chunk *c = &q[*oldest % HTOD_DEPTH];
+	CUresult r = shim_wait(&c->w);
+
+	shim_data_done(c->id);
+	++*oldest;
+	--*waiting;
+	return r;
+}
+
 static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
 {
 	const unsigned char *p = src;
 	struct htod_chunk q[HTOD_DEPTH];
-	uint64_t chunk = chunk_size(), nchunks, k, waiting = 0, t0;
+	/* Chunks [oldest, oldest + waiting) are sent and waited for later. */
+	uint64_t chunk = chunk_size(), nchunks, k, oldest = 0, waiting = 0, t0;
 	CUresult r = CUDA_SUCCESS;
 
 	if (len && !src)
@@ -268,14 +282,16 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		struct axon_sqe *sqe;
 
 		/* The chunk HTOD_DEPTH back must have been read first. */
-		if (k >= HTOD_DEPTH) {
-			r = shim_wait(&c->w);
-			shim_data_done(c->id);
-			waiting--;
-			if (r)
-				break;
-		}
-		off = shim_data_alloc(n ? n : 1, &id);
+		while (!r && waiting && oldest + HTOD_DEPTH <= k)
+			r = htod_wait_oldest(q, &oldest, &waiting);
+		/* Holding chunks only this thread gives back, never wait for
+		 * room: finish the oldest first. */
+		while (!r && waiting && !shim_data_try_alloc(n ? n : 1, &off, &id))
+			r = htod_wait_oldest(q, &oldest, &waiting);
+		if (r)
+			break;
+		if (!waiting)
+			off = shim_data_alloc(n ? n : 1, &id);
 		t0 = shim_profiling ? shim_prof_now() : 0;
 		memcpy(shim.ring.data + off, p + at, n);
 		if (t0)
@@ -290,7 +306,7 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		if (k + HTOD_DEPTH < nchunks) {
 			memset(&c->w, 0, sizeof(c->w));
 			c->w.op = AXON_OP_MEMCPY_HTOD;
-			c->id = id;	/* freed once waited for */
+			c->id = id;	/* given back once waited for */
 			sqe->user_data = (uint64_t)(uintptr_t)&c->w;
 			shim_stream_next(stream);
 			waiting++;
@@ -304,14 +320,9 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		 * while the next one is staged. */
 		shim_flush();
 	}
-	/* After an error (chunk k failed or was not sent): the chunks still
-	 * to complete, the ones after those waited for, name our stack. */
-	for (k = k >= HTOD_DEPTH ? k - HTOD_DEPTH + 1 : 0; waiting; waiting--, k++) {
-		struct htod_chunk *c = &q[k % HTOD_DEPTH];
-
-		shim_wait(&c->w);
-		shim_data_done(c->id);
-	}
+	/* After an error: the chunks still to complete name our stack. */
+	while (waiting)
+		htod_wait_oldest(q, &oldest, &waiting);
 	shim_unlock();
 	return r;
 }
@@ -346,7 +357,14 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 			struct axon_sqe *sqe;
 
 			c = &q[(head + busy) % DTOH_DEPTH];
-			c->off = shim_data_alloc(n ? n : 1, &c->id);
+			/* Holding chunks only this thread gives back, never
+			 * wait for room: copy the oldest out first. */
+			if (busy) {
+				if (!shim_data_try_alloc(n ? n : 1, &c->off, &c->id))
+					break;
+			} else {
+				c->off = shim_data_alloc(n ? n : 1, &c->id);
+			}
 			sqe = shim_sqe();
 			if (!sqe) {
 				shim_data_done(c->id);

@@ -73,15 +73,14 @@ static int grow_recs(void)
 	return 0;
 }
 
-uint64_t shim_data_alloc(uint64_t len, uint64_t *id)
+/* Where len fits now (after taking back what finished), or false. */
+static bool data_fit(uint64_t len, uint64_t *where)
 {
 	const uint64_t size = shim.ring.data_size;
-	struct data_rec *r;
-	uint64_t start;
+	int round;
 
-	len = (len + 255) & ~255ULL;
-	for (;;) {
-		uint64_t off;
+	for (round = 0; round < 2; round++) {
+		uint64_t start, off;
 
 		if (shim.nrecs == 0)
 			shim.data_head = shim.data_tail = 0;
@@ -90,20 +89,23 @@ uint64_t shim_data_alloc(uint64_t len, uint64_t *id)
 		/* An allocation never wraps: skip to the start of the area. */
 		if (off + len > size)
 			start += size - off;
-		if (start + len - shim.data_tail <= size)
-			break;
+		if (start + len - shim.data_tail <= size) {
+			*where = start;
+			return true;
+		}
 		/* Full: publish pending work, then take back what finished. */
 		shim_flush();
 		reclaim();
-		if (shim.nrecs == 0)
-			continue;
-		if (start + len - shim.data_tail > size) {
-			shim_unlock();
-			sched_yield();
-			shim_lock();
-			reclaim();
-		}
 	}
+	return false;
+}
+
+/* Records [start, start + len) as taken; its offset in the area. */
+static uint64_t data_take(uint64_t start, uint64_t len, uint64_t *id)
+{
+	const uint64_t size = shim.ring.data_size;
+	struct data_rec *r;
+
 	if (shim.nrecs == shim.rec_cap && grow_recs())
 		abort();	/* a few KiB; nothing sensible to do */
 	r = &shim.recs[(shim.rec_head + shim.nrecs) % shim.rec_cap];
@@ -118,6 +120,31 @@ uint64_t shim_data_alloc(uint64_t len, uint64_t *id)
 		*id = start;
 	return start % size;
 }
+
+uint64_t shim_data_alloc(uint64_t len, uint64_t *id)
+{
+	uint64_t start;
+
+	len = (len + 255) & ~255ULL;
+	while (!data_fit(len, &start)) {
+		shim_unlock();
+		sched_yield();
+		shim_lock();
+	}
+	return data_take(start, len, id);
+}
+
+bool shim_data_try_alloc(uint64_t len, uint64_t *off, uint64_t *id)
+{
+	uint64_t start;
+
+	len = (len + 255) & ~255ULL;
+	if (!data_fit(len, &start))
+		return false;
+	*off = data_take(start, len, id);
+	return true;
+}
+
 
 static struct data_rec *rec_by_id(uint64_t id)
 {

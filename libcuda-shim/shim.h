@@ -155,6 +155,12 @@ enum data_release { DATA_AFTER_SQ, DATA_AFTER_STREAM, DATA_AFTER_CQE };
  * anything that may drop the lock (another thread may publish the ring).
  */
 uint64_t shim_data_alloc(uint64_t len, uint64_t *id);
+/*
+ * As shim_data_alloc, but never waits for room: false (nothing taken) when
+ * len does not fit now. A caller that holds allocations it alone can give
+ * back must not wait for room (another thread may be waiting for those).
+ */
+bool shim_data_try_alloc(uint64_t len, uint64_t *off, uint64_t *id);
 void shim_data_release(uint64_t id, enum data_release kind, uint32_t slot,
 		       uint64_t seq);
 void shim_data_done(uint64_t id);

@@ -6,7 +6,14 @@
  *   and over an interior range whose neighbours must stay untouched.
  *
  *   bigcopy [--mib N]   (default 256)
+ *
+ *   bigcopy --threads T --mib N
+ *     T threads at once, each copying its own N MiB pattern host -> device
+ *     -> host three times and comparing it: with a small data area their
+ *     staged chunks fill it, and no thread may wait for room while holding
+ *     chunks only it gives back.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +73,64 @@ static void expect_fill(const unsigned char *p, size_t off, size_t len,
 	}
 }
 
+struct copier {
+	pthread_t t;
+	CUcontext ctx;
+	size_t len;
+	uint64_t seed;
+};
+
+static void *copier_run(void *arg)
+{
+	struct copier *w = arg;
+	unsigned char *src = malloc(w->len), *dst = malloc(w->len);
+	CUdeviceptr d;
+	int round;
+
+	if (!src || !dst)
+		cu_fail("cannot allocate 2 x %zu bytes of host memory", w->len);
+	pattern(src, w->len, w->seed);
+	CK(cuCtxSetCurrent(w->ctx));
+	CK(cuMemAlloc(&d, w->len));
+	for (round = 0; round < 3; round++) {
+		memset(dst, 0, w->len);
+		CK(cuMemcpyHtoD(d, src, w->len));
+		CK(cuMemcpyDtoH(dst, d, w->len));
+		compare(dst, src, w->len, "a thread's HtoD+DtoH round trip");
+	}
+	CK(cuMemFree(d));
+	free(src);
+	free(dst);
+	return NULL;
+}
+
+static int threads_mode(unsigned long n, size_t mib)
+{
+	struct copier *w = calloc(n, sizeof(*w));
+	CUcontext ctx;
+	CUdevice dev;
+	unsigned long i;
+
+	if (!w || !n || n > 64)
+		cu_fail("bad thread count %lu", n);
+	CK(cuInit(0));
+	CK(cuDeviceGet(&dev, 0));
+	CK(cuCtxCreate(&ctx, NULL, 0, dev));
+	for (i = 0; i < n; i++) {
+		w[i].ctx = ctx;
+		w[i].len = mib << 20;
+		w[i].seed = 0x9e3779b97f4a7c15ull * (i + 1);
+		if (pthread_create(&w[i].t, NULL, copier_run, &w[i]))
+			cu_fail("pthread_create");
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(w[i].t, NULL);
+	CK(cuCtxDestroy(ctx));
+	free(w);
+	printf("bigcopy: %lu threads x %zu MiB round trips identical\n", n, mib);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t mib = 256, len, i;
@@ -76,10 +141,12 @@ int main(int argc, char **argv)
 	double t;
 
 	cu_prog = "bigcopy";
+	if (argc == 5 && !strcmp(argv[1], "--threads") && !strcmp(argv[3], "--mib"))
+		return threads_mode(strtoul(argv[2], NULL, 0), strtoul(argv[4], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--mib"))
 		mib = strtoul(argv[2], NULL, 0);
 	else if (argc != 1) {
-		fprintf(stderr, "usage: bigcopy [--mib N]\n");
+		fprintf(stderr, "usage: bigcopy [--mib N] | --threads T --mib N\n");
 		return 2;
 	}
 	len = mib << 20;

@@ -6,6 +6,8 @@
  * its byte counters saw the traffic. Run again with AXON_PROFILE=1, the
  * shim's profile (libcuda-shim/profile.c) reports at exit the device-to-host
  * copies it waited for and at least the 256 MiB it staged each way.
+ * Then 8 threads copy at once through a 64 KiB data area (a second axond
+ * with --data-size=64K), which their staged chunks fill.
  */
 #include <check.h>
 #include <stdio.h>
@@ -25,6 +27,20 @@ START_TEST(test_bigcopy)
 	ck_assert(doc != NULL);
 	ck_assert_uint_ge(json_u64(json_path(doc, "daemon.clients_total"), 0), 1);
 	json_free(doc);
+}
+END_TEST
+
+START_TEST(test_bigcopy_threads_small_area)
+{
+	static const char *const extra[] = { "--data-size=64K", NULL };
+	struct h_daemon small;
+
+	/* AXON_ADDR now names this one: the test runs in a process of its
+	 * own (forked), so the suite's daemon is not affected. */
+	ck_assert_int_eq(h_daemon_start(&small, "1G", extra), 0);
+	ck_assert_int_eq(h_run_bin(H_MS(120000), "bigcopy", "--threads", "8", "--mib", "4",
+				   NULL), 0);
+	ck_assert_int_eq(h_daemon_stop(&small, false), 0);
 }
 END_TEST
 
@@ -64,6 +80,7 @@ static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_bigcopy);
 	tcase_add_test(tc, test_bigcopy_profile);
+	tcase_add_test(tc, test_bigcopy_threads_small_area);
 }
 
 int main(int argc, char **argv)
