@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "cpus.h"
 #include "cuerr.h"
 
 struct shim shim = {
@@ -102,53 +103,6 @@ static void after_fork_child(void)
 	pthread_cond_init(&shim.cond, NULL);
 }
 
-/*
- * The CPU time a cgroup v2 quota (cpu.max, "QUOTA PERIOD" or "max ...")
- * on this process's cgroup or any above it allows, in whole CPUs; 0 if
- * none. A container limited to 2 CPUs on a 64-CPU host must not count 64.
- */
-static unsigned int cgroup_cpu_limit(void)
-{
-	char line[4096], path[4200], *cg, *slash;
-	unsigned int best = 0;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-
-	if (!f)
-		return 0;
-	cg = NULL;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			cg = line + 3;
-			cg[strcspn(cg, "\n")] = 0;
-			break;
-		}
-	fclose(f);
-	/* This cgroup, then each one above it up to (not) the root. */
-	while (cg && *cg == '/') {
-		unsigned long long quota, period;
-		char buf[64];
-		FILE *m;
-
-		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", cg);
-		m = fopen(path, "re");
-		if (m) {
-			if (fgets(buf, sizeof(buf), m) &&
-			    sscanf(buf, "%llu %llu", &quota, &period) == 2 && period) {
-				unsigned int n = (unsigned int)((quota + period - 1) / period);
-
-				if (!best || n < best)
-					best = n;
-			}
-			fclose(m);
-		}
-		slash = strrchr(cg, '/');
-		if (slash == cg)
-			break;
-		*slash = 0;
-	}
-	return best;
-}
-
 /* The CPUs this process may run on: its affinity, within a CPU quota. */
 static unsigned int online_cpus(void)
 {
@@ -157,7 +111,7 @@ static unsigned int online_cpus(void)
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		n = (unsigned int)CPU_COUNT(&set);
-	limit = cgroup_cpu_limit();
+	limit = cpus_cgroup_limit("/proc/self/cgroup", "/sys/fs/cgroup");
 	return limit && limit < n ? limit : n;
 }
 
@@ -183,9 +137,8 @@ static bool cpus_to_spare(void)
 	static bool spare;
 	uint64_t now = shim_prof_now();
 	unsigned long running;
-	char buf[128], *p;
+	char buf[128];
 	ssize_t n;
-	int field;
 
 	if (now < next)
 		return spare;
@@ -201,13 +154,8 @@ static bool cpus_to_spare(void)
 	if (n <= 0)
 		return spare;
 	buf[n] = 0;
-	/* "0.50 0.40 0.30 3/812 4242": the fourth field's running count. */
-	for (p = buf, field = 0; *p && field < 3; p++)
-		if (*p == ' ')
-			field++;
-	if (field < 3 || *p < '0' || *p > '9' || online <= 0)
+	if (online <= 0 || !cpus_loadavg_running(buf, &running))
 		return spare;
-	running = strtoul(p, NULL, 10);
 	spare = running <= (unsigned long)online / 2;
 	return spare;
 }

@@ -116,3 +116,13 @@ $(DAEMON_TESTS): $(BUILD)/tests/%: tests/daemon/%.sh
 $(DAEMON_TESTS): | $(BUILD)/bin/axond
 
 TEST_PROGS += $(DAEMON_TESTS)
+
+# unit-cpus: the shim's reading of CPU quotas and load (libcuda-shim/cpus.c)
+$(BUILD)/obj/tests/unit-cpus.o: CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/libcuda-shim
+
+$(BUILD)/tests/unit-cpus: $(BUILD)/obj/tests/unit-cpus.o $(BUILD)/obj/libcuda-shim/cpus.o
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS)
+
+TEST_PROGS += $(BUILD)/tests/unit-cpus
