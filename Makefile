@@ -75,7 +75,8 @@ $(BUILD)/obj/%.o: %.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-# make check: the plain build, then the same tests under ASan+UBSan, then
+# make check: the plain build and its tests (and the GPU benchmark scripts'
+# own logic, bench/gpu/selftest.sh), then the same tests under ASan+UBSan, then
 # the kernel module: lint (checkpatch --strict, sparse) and its selftests
 # in qemu on Debian's 6.1 kernel (and on the debug kernel when present).
 check: check-plain check-san check-kmod
@@ -85,8 +86,9 @@ check-kmod:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 kmod-lint vmcheck
 
 check-plain:
-	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 all test-progs
+	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 all test-progs build/bench/gpu/drvbench
 	$(Q)tests/run-tests.sh build
+	$(Q)SELFTEST_BUILD=build bench/gpu/selftest.sh
 
 check-san:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 all test-progs

@@ -655,12 +655,14 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 				"\"uptime_s\":%.3f,\"clients\":%u,\"clients_total\":%llu,"
 				"\"ops_total\":%llu,\"mem_used\":%llu,\"mem_reserved\":%llu,"
 				"\"isolation\":\"process\",\"workers_ready\":%u,"
-				"\"workers_starting\":%u,\"clients_waiting\":%u},\"devices\":[%s],%s",
+				"\"workers_starting\":%u,\"workers_target\":%u,"
+				"\"clients_waiting\":%u},\"devices\":[%s],%s",
 				(int)getpid(), d->cfg.backend, AXON_ABI_MAJOR, AXON_ABI_MINOR,
 				(double)(axond_now_ns() - sv.start_ns) / 1e9, sv.nbusy,
 				(unsigned long long)sv.total_clients, (unsigned long long)ops,
 				(unsigned long long)used, (unsigned long long)reserved,
-				sv.nready, sv.nstarting, sv.nwait, devices ? devices : "",
+				sv.nready, sv.nstarting, sv.target, sv.nwait,
+				devices ? devices : "",
 				out + 1);
 			if (fclose(g)) {
 				free(doc);

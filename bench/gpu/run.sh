@@ -44,7 +44,9 @@
 # group, 60), TORCH_PYTHON (python3), CONC_CLIENTS ("1 8 32"), CONC_LOOP
 # (launches per loop, 100), CONC_SECONDS (per client count, 2),
 # CONC_READY_TIMEOUT (seconds for the clients' set-up, 60),
-# BENCH_NATIVE=0 (axon halves only; conc: axon only), BENCH_KEEP_LOGS (a
+# BENCH_NATIVE=0 (axon halves only; conc: axon only), BENCH_SETTLE=0 (run
+# each client as soon as axond listens, its worker pool still filling; by
+# default the bench waits for a full pool, axond_settle), BENCH_KEEP_LOGS (a
 # directory: every axond log is copied there; with AXOND_PROFILE=1 in the
 # environment they hold the executor profiles, axond/cuda/profile.h), CUDA
 # (/usr/local/cuda: where blasbench's libcublas and libcudart are).
@@ -140,6 +142,39 @@ run_cmd() {
 	echo "$label rc=$rc, $((t1 - t0)) s"
 }
 
+# axond_settle: with --isolation=process (the cuda backend's default), waits
+# (60 s at most) until the supervisor's pool of ready workers is full
+# (workers_ready >= workers_target, none starting) and says how long it took.
+# A fresh axond starts its pool's workers for some seconds (8 on the H200),
+# and a worker starting competes in the driver with the client being served:
+# on the H200 (2026-11-29) sgemm_4096's p99 window fell to 14.6-20.8 TFLOP/s
+# with the pool filling, 50.7-50.9 with it full. A system's axond is long
+# started when its clients come; BENCH_SETTLE=0 measures the fresh daemon.
+axond_settle() {
+	[ "${BENCH_SETTLE:-1}" = 1 ] && [ -x "$build/bin/axonctl" ] || return 0
+	t0=$(date +%s%N)
+	i=0
+	while [ $i -lt 600 ]; do
+		doc=$(LD_LIBRARY_PATH="$build/lib" "$build/bin/axonctl" --addr "unix:$sock" \
+			stats --json 2>/dev/null)
+		case $doc in
+		*'"isolation":"process"'*) ;;
+		*'"daemon"'*) return 0 ;;	# one process: no pool
+		esac
+		r=$(echo "$doc" | sed -n 's/.*"workers_ready":\([0-9]*\).*/\1/p')
+		st=$(echo "$doc" | sed -n 's/.*"workers_starting":\([0-9]*\).*/\1/p')
+		tg=$(echo "$doc" | sed -n 's/.*"workers_target":\([0-9]*\).*/\1/p')
+		if [ -n "$r" ] && [ -n "$tg" ] && [ "$r" -ge "$tg" ] && [ "$st" = 0 ]; then
+			echo "   pool full: $r workers ready after $((($(date +%s%N) - t0) / 1000000)) ms"
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "   pool not full after 60 s: ${r:-?} ready, ${st:-?} starting, target ${tg:-?}"
+	return 0
+}
+
 # axond_up NAME HEADER: starts a private axond (socket $sock, pid $apid),
 # printing HEADER and its command line; 1 when it did not start.
 axond_up() {
@@ -157,7 +192,7 @@ axond_up() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ -S "$sock" ] && return 0
+	[ -S "$sock" ] && axond_settle && return 0
 	echo "axond did not start; its log:"
 	cat "$alog"
 	kill -TERM "$apid" 2>/dev/null && wait "$apid" 2>/dev/null

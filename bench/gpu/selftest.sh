@@ -253,5 +253,29 @@ PYEOF
 	hasnt "torch: no n/a from a stand-in" "$tmp/t.txt" ' n/a '
 fi
 
+# ---- run.sh's wait for a full worker pool (axond_settle) -------------------
+# With a build (SELFTEST_BUILD, default build/ beside bench/) that has axond,
+# axonctl, drvbench and the kernels' cubin: the sim backend in process
+# isolation, one quick group.
+build=${SELFTEST_BUILD:-$here/../../build}
+if [ -x "$build/bin/axond" ] && [ -x "$build/bin/axonctl" ] &&
+	[ -x "$build/bench/gpu/drvbench" ] && [ -r "$build/tests/data/kernels.cubin" ]; then
+	run() {
+		env VENDOR_LIB=/nonexistent AXON_BENCH_BACKEND=sim BENCH_PARTS=drv \
+			DRVBENCH_ARGS="--quick --only nullop" "$@" \
+			timeout 120 "$here/run.sh" "$build" >"$tmp/r.txt" 2>&1
+	}
+	run AXOND_ARGS="--isolation=process --context-pool=3"
+	has "run.sh waits for a full pool" "$tmp/r.txt" '^   pool full: 3 workers ready after [0-9]+ ms$'
+	has "run.sh: the row after the pool" "$tmp/r.txt" '^nullop_stream_sync [0-9.]+ us$'
+	run AXOND_ARGS="--isolation=process" BENCH_SETTLE=0
+	hasnt "BENCH_SETTLE=0 does not wait" "$tmp/r.txt" 'pool (full|not full)'
+	run AXOND_ARGS="--isolation=context"
+	hasnt "one process: no pool to wait for" "$tmp/r.txt" 'pool (full|not full)'
+	has "one process: the row" "$tmp/r.txt" '^nullop_stream_sync [0-9.]+ us$'
+else
+	echo "skip run.sh's pool wait: no axond, axonctl, drvbench or kernels.cubin in $build"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

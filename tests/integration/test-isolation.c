@@ -137,8 +137,41 @@ START_TEST(test_workers)
 }
 END_TEST
 
+static uint64_t daemon_u64(const struct json *doc, const char *key)
+{
+	return json_u64(json_get(json_get(doc, "daemon"), key), UINT64_MAX);
+}
+
+static bool pool_full(const struct json *doc, void *arg)
+{
+	(void)arg;
+	return daemon_u64(doc, "workers_target") != UINT64_MAX &&
+	       daemon_u64(doc, "workers_ready") >= daemon_u64(doc, "workers_target") &&
+	       daemon_u64(doc, "workers_starting") == 0;
+}
+
+/* The pool reports its target (--context-pool=2) and is full again after
+ * a client has taken a worker and gone. */
+START_TEST(test_pool_target)
+{
+	struct json *doc;
+
+	ck_assert_int_eq(h_wait_stats(&h_daemon, pool_full, NULL, H_MS(30000),
+				      "the pool full"), 0);
+	doc = h_stats(&h_daemon);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(daemon_u64(doc, "workers_target"), 2);
+	ck_assert_uint_eq(daemon_u64(doc, "workers_ready"), 2);
+	json_free(doc);
+	ck_assert_int_eq(h_run_bin(H_MS(60000), "vecadd", "--quiet", NULL), 0);
+	ck_assert_int_eq(h_wait_stats(&h_daemon, pool_full, NULL, H_MS(30000),
+				      "the pool full again"), 0);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
+	tcase_add_test(tc, test_pool_target);
 	tcase_add_test(tc, test_contained);
 	tcase_add_test(tc, test_control);
 	tcase_add_test(tc, test_workers);
