@@ -280,7 +280,9 @@ void client_free(struct client *c)
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
 	devout_free(c);
-	if (c->region)
+	/* A worker's client's region stays mapped until the worker ends:
+	 * the cuda backend unregisters its data area only then (leftover). */
+	if (c->region && !axond_is_worker(d))
 		munmap(c->region, c->region_size);
 	if (c->region_fd >= 0)
 		close(c->region_fd);

@@ -25,6 +25,11 @@ enum ctl_type {
 	CTL_STATS,
 	/* worker -> supervisor, with a memfd holding it: @value bytes. */
 	CTL_STATS_DOC,
+	/* worker -> supervisor: its client has gone and what the client
+	 * held is given back; it ends when told (CTL_END). */
+	CTL_IDLE,
+	/* supervisor -> worker: end now. */
+	CTL_END,
 };
 
 struct ctl_msg {

@@ -5,8 +5,13 @@
  * --worker-ctl=FD: it opens the driver and makes its client's context as
  * any axond would, but listens nowhere. It tells the supervisor when it is
  * ready, then takes the connections the supervisor hands it over FD (one
- * client, and tracers of that client) through the ordinary hello path, and
- * ends once its client has left. Its parent's death ends it too.
+ * client, and tracers of that client) through the ordinary hello path.
+ * Once its client has left (and what it held is given back) it says so
+ * and ends when the supervisor tells it to: tearing a context and a
+ * process down costs the driver as much as making them (~100 ms each
+ * natively on the H200), in locks the clients being served need too, so
+ * the supervisor lets it happen while no client is starting. Its parent's
+ * death ends it too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +29,8 @@
 #include "ctl.h"
 
 static bool adopted_client;
+static bool said_idle;		/* CTL_IDLE sent */
+static bool told_to_end;	/* CTL_END received, or the word cannot be sent */
 
 
 int worker_start(struct axond *d)
@@ -95,6 +102,9 @@ void worker_ctl_event(struct axond *d)
 		case CTL_STATS:
 			send_stats_doc(d);
 			goto drop;
+		case CTL_END:
+			told_to_end = true;
+			goto drop;
 		default:
 			log_warn("worker: unknown message %u from the supervisor", m.type);
 			goto drop;
@@ -106,8 +116,16 @@ drop:
 	}
 }
 
-/* The client came and went (or never said a usable hello): end. */
+/* The client came and went (or never said a usable hello): say so once,
+ * then end when told. */
 bool worker_done(struct axond *d)
 {
-	return adopted_client && !d->nclients && !server_npending();
+	if (!adopted_client || d->nclients || server_npending())
+		return false;
+	if (!said_idle) {
+		said_idle = true;
+		if (ctl_send(d->cfg.worker_ctl, CTL_IDLE, 0, -1))
+			told_to_end = true;	/* nobody to wait for */
+	}
+	return told_to_end;
 }

@@ -125,10 +125,17 @@ static void *keeper(void *arg)
 		struct retire *t;
 		int i;
 
-		while (!pool.stop && !pool.retire && neediest() < 0)
+		while (!pool.stop && !(pool.retire && !pool.once) && neediest() < 0)
 			pthread_cond_wait(&pool.cond, &pool.lock);
-		/* Destroying first: it gives memory back for the next one. */
-		if ((t = pool.retire)) {
+		/*
+		 * Destroying first: it gives memory back for the next one. A
+		 * worker process's one client context is left to
+		 * ctxpool_fini, when the supervisor has told the worker to end
+		 * (worker.c): destroying a context takes the driver's locks
+		 * for milliseconds, and the next client starting in another
+		 * worker needs them (its first module load).
+		 */
+		if (!pool.once && (t = pool.retire)) {
 			pool.retire = t->next;
 			pthread_mutex_unlock(&pool.lock);
 			destroy(t->ctx);

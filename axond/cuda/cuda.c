@@ -90,6 +90,21 @@ struct cu_dev {
 	struct cu_gctx *shared;
 };
 
+/*
+ * What a worker process's client left for the worker's end (cuda_fini)
+ * rather than undoing when it went: its VA range and its data area's
+ * registration. Freeing a range and unpinning 64 MiB take the driver's
+ * locks, and the next client, starting in another worker at that moment,
+ * needs them (supervisor.c, end_idle). Its device memory is given back at
+ * once.
+ */
+struct leftover {
+	CUdeviceptr base;
+	uint64_t size;
+	struct dma_reg *reg;
+	struct leftover *next;
+};
+
 struct cu_client {
 	pthread_mutex_t lock;	/* protects the page table */
 	CUdeviceptr base;
@@ -136,6 +151,7 @@ static struct {
 	pthread_cond_t reg_cond;
 	struct dma_reg *reg_head, *reg_tail;
 	struct dma_reg *prepared;	/* pooled regions, not yet adopted */
+	struct leftover *leftover;	/* a worker's, undone at its end */
 	bool reg_stop;
 	bool shared_mode;		/* --isolation=shared */
 	pthread_mutex_t shared_lock;	/* dev[].shared against client_fini */
@@ -1367,6 +1383,22 @@ static void cuda_fini(struct axond *d)
 		pthread_cond_signal(&cd->cond);
 		pthread_mutex_unlock(&cd->lock);
 		pthread_join(cd->thread, NULL);
+	}
+	/* The executors gone, nothing adds to the leftovers; the primary
+	 * context is still there to undo them in. */
+	if (cu.leftover)
+		set_current(cu.dev[0].ctx);
+	while (cu.leftover) {
+		struct leftover *lo = cu.leftover;
+
+		cu.leftover = lo->next;
+		vd.cuMemAddressFree(lo->base, lo->size);
+		unregister(lo->reg);
+		free(lo);
+	}
+	for (i = 0; i < cu.ndev; i++) {
+		struct cu_dev *cd = &cu.dev[i];
+
 		exec_prof_log(i, &cd->prof);
 		gctx_put(cd->shared);
 		cd->shared = NULL;
@@ -1453,6 +1485,7 @@ static void unmap_pages(struct client *c, uint64_t addr, uint64_t len)
 static void cuda_client_fini(struct axond *d, struct client *c)
 {
 	struct cu_client *cc = c->backend_priv;
+	struct leftover *lo;
 	uint64_t p;
 	int i;
 
@@ -1468,8 +1501,19 @@ static void cuda_client_fini(struct axond *d, struct client *c)
 		vd.cuMemUnmap(cc->base + p * cc->gran, cc->gran);
 		vd.cuMemRelease(cc->phys[p]);
 	}
-	vd.cuMemAddressFree(cc->base, cc->size);
-	unregister(cc->reg);
+	lo = axond_is_worker(d) && !cu.shared_mode ? malloc(sizeof(*lo)) : NULL;
+	if (lo) {
+		lo->base = cc->base;
+		lo->size = cc->size;
+		lo->reg = cc->reg;
+		pthread_mutex_lock(&cu.reg_lock);
+		lo->next = cu.leftover;
+		cu.leftover = lo;
+		pthread_mutex_unlock(&cu.reg_lock);
+	} else {
+		vd.cuMemAddressFree(cc->base, cc->size);
+		unregister(cc->reg);
+	}
 	free(cc->refs);
 	free(cc->phys);
 	free(cc);
