@@ -19,8 +19,8 @@
  * worker is taken, each in its own process, so back-to-back starts do not
  * queue behind one cuInit. A client that finds none ready waits for the
  * next. Workers that die before they are ready (a broken driver) are
- * restarted with a growing delay, and waiting clients are told after
- * WAIT_LIMIT_NS why they got none.
+ * restarted with a growing delay, and waiting clients are told why they
+ * got none once no worker has become ready for WAIT_LIMIT_NS.
  *
  * Tools still talk to one socket: a stats request is answered with the
  * workers' documents merged (the supervisor asks each over its socket); a
@@ -44,7 +44,13 @@
 #include "ctl.h"
 
 #define MAX_WAITING		256
+/* A waiting client is refused once no worker has become ready for this
+ * long (workers are failing to start), or after WAIT_MAX_NS in any case;
+ * not while workers keep becoming ready: 32 clients at once on the H200
+ * took 24-35 s to be served, each start slowing the others in the driver.
+ * libaxon waits 120 s for the answer (lib/setup.c). */
 #define WAIT_LIMIT_NS		(30ULL * 1000 * 1000 * 1000)
+#define WAIT_MAX_NS		(100ULL * 1000 * 1000 * 1000)
 #define STATS_WAIT_MS		500
 #define BACKOFF_MAX_NS		(30ULL * 1000 * 1000 * 1000)
 #define STOP_GRACE_MS		5000
@@ -109,6 +115,7 @@ static struct {
 	unsigned int early_deaths;	/* died before ready, in a row */
 	uint64_t next_spawn_ns;
 	uint64_t last_give_ns;
+	uint64_t last_ready_ns;		/* a worker last became ready */
 	uint64_t next_client_id;
 	uint64_t total_clients;
 	uint64_t start_ns;
@@ -400,14 +407,20 @@ static void serve_waiting(struct axond *d)
 	unsigned int i = 0;
 
 	while (i < sv.nwait) {
+		uint64_t since = sv.wait[i].since;
+		/* Since when this client has seen no worker become ready. */
+		uint64_t stuck = sv.last_ready_ns > since ? sv.last_ready_ns : since;
+
 		if (give(d, sv.wait[i].fd)) {
 			memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
 			sv.nwait--;
 			continue;
 		}
-		if (now - sv.wait[i].since > WAIT_LIMIT_NS) {
+		if (now - stuck > WAIT_LIMIT_NS || now - since > WAIT_MAX_NS) {
 			refuse(sv.wait[i].fd, -EAGAIN,
-			       "no axond worker process could be started (see axond's log)");
+			       now - since > WAIT_MAX_NS
+			       ? "no axond worker process was free for 100 s (see axond's log)"
+			       : "no axond worker process became ready for 30 s (see axond's log)");
 			memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
 			sv.nwait--;
 			continue;
@@ -476,6 +489,7 @@ static void ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m)
 	}
 	if (m->type == CTL_READY && w->state == W_STARTING) {
 		w->state = W_READY;
+		sv.last_ready_ns = axond_now_ns();
 		sv.nstarting--;
 		sv.nready++;
 		sv.early_deaths = 0;

@@ -282,9 +282,9 @@ static int connect_unix(const char *addr, const struct axon_params *req,
 	}
 	{
 		/* With process isolation axond may queue a client while a
-		 * worker process starts for it, up to 30 s before it answers
+		 * worker process starts for it, up to 100 s before it answers
 		 * with an error (axond/supervisor.c): wait longer than that. */
-		struct timeval welcome_timeout = { .tv_sec = 45 };
+		struct timeval welcome_timeout = { .tv_sec = 120 };
 
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &welcome_timeout,
 			   sizeof(welcome_timeout));
