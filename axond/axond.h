@@ -250,6 +250,10 @@ struct axond {
 
 	struct client *clients;	/* list head */
 	unsigned int nclients;
+	/* Client objects not yet freed (client_free; a reference held by
+	 * work in flight outlives the connection): a worker says it is
+	 * idle only once its client's are all freed. */
+	atomic_uint clients_live;
 	uint64_t next_client_id;
 	uint64_t next_va_slot;
 	uint64_t start_ns;
@@ -416,6 +420,7 @@ void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
 int worker_start(struct axond *d);
 void worker_ctl_event(struct axond *d);
 bool worker_done(struct axond *d);
+void worker_client_faulted(void);
 
 /* log.c */
 extern int axond_verbose;

@@ -291,6 +291,13 @@ void client_free(struct client *c)
 	if (c->transport == CLIENT_KMOD)
 		kmod_client_fini(c);
 	free(c);
+	/* A worker waits for this to say it is idle; its dispatcher may be
+	 * asleep when an executor drops the last reference. */
+	if (atomic_fetch_sub(&d->clients_live, 1) == 1 && axond_is_worker(d)) {
+		uint64_t one = 1;
+
+		(void)!write(d->worker_fd, &one, sizeof(one));
+	}
 }
 
 void client_get(struct client *c)
@@ -321,6 +328,7 @@ struct client *client_alloc(struct axond *d)
 	rangemap_init(&c->pending_free);
 	c->id = ++d->next_client_id;
 	c->connect_ns = axond_now_ns();
+	atomic_fetch_add(&d->clients_live, 1);
 	if (init_tables(c)) {
 		client_free(c);
 		return NULL;

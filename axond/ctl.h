@@ -26,7 +26,9 @@ enum ctl_type {
 	/* worker -> supervisor, with a memfd holding it: @value bytes. */
 	CTL_STATS_DOC,
 	/* worker -> supervisor: its client has gone and what the client
-	 * held is given back; it ends when told (CTL_END). */
+	 * held is given back; it ends when told (CTL_END). @value 1: the
+	 * client hit a device fault, so its memory goes only with the
+	 * worker's end: end it now. */
 	CTL_IDLE,
 	/* supervisor -> worker: end now. */
 	CTL_END,

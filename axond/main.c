@@ -513,9 +513,11 @@ void axond_request_restart(struct axond *d, const char *why, int32_t error,
 	 * business: a SIGHUP meant for it changes nothing here.
 	 */
 	if (axond_is_worker(d)) {
-		if (error)
+		if (error) {
 			log_info("client %llu hit %s (%d): it keeps this worker until it exits",
 				 (unsigned long long)client_id, why, (int)error);
+			worker_client_faulted();
+		}
 		return;
 	}
 	if (error && atomic_compare_exchange_strong(&d->restart_error, &none, error))

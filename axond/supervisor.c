@@ -73,6 +73,10 @@
  * QUIET_NS, unless more than this many are waiting: each holds a context's
  * device memory and a process. */
 #define MAX_ENDING		8
+/* A worker told to end that has not within this long (a kernel that never
+ * finishes keeps its executor, and so its end, waiting) is killed: the
+ * workers after it are told one at a time. */
+#define END_GRACE_NS		(10ULL * 1000 * 1000 * 1000)
 
 /* W_ENDING: its client has gone; it ends when told (end_idle).
  * W_RETIRING: told to end (SIGHUP, end_idle), so never given a client. */
@@ -92,7 +96,8 @@ struct wproc {
 	uint64_t client_id;	/* W_BUSY */
 	pid_t client_pid;
 	uint64_t idle_ns;	/* W_ENDING: since when */
-	bool told_end;		/* CTL_END sent (end_idle) */
+	bool told_end;		/* CTL_END sent (end_idle), counted in nquitting */
+	uint64_t end_ns;	/* when */
 	/* Its devices' busy time as its last stats document said. */
 	uint64_t busy_seen[AXON_MAX_DEVICES];
 	struct wproc *next;
@@ -198,6 +203,8 @@ static int spawn(struct axond *d)
  * client waiting; not while backing off after workers that died young. */
 static void top_up(struct axond *d)
 {
+	/* Workers ending are not counted: at most MAX_ENDING of them wait,
+	 * and those told to end are going. */
 	unsigned int live = sv.nstarting + sv.nready + sv.nbusy;
 
 	if (!sv.nwait && sv.nready >= QUIET_READY &&
@@ -274,31 +281,54 @@ static void signal_worker(const struct wproc *w, int sig)
 		kill(w->pid, sig);
 }
 
+/* Tells w (W_ENDING) to end. */
+static void tell_end(struct wproc *w)
+{
+	w->state = W_RETIRING;
+	w->told_end = true;
+	w->end_ns = axond_now_ns();
+	sv.nending--;
+	sv.nquitting++;
+	if (ctl_send(w->ctl, CTL_END, 0, -1))
+		signal_worker(w, SIGTERM);
+}
+
 /*
  * Tells the workers whose client has gone to end, oldest first: one at a
  * time (the next once the last has gone) while no client has been given
- * one for QUIET_NS and none waits for one; at once, beyond MAX_ENDING.
- * All at once after a burst of short clients, their teardowns slowed the
- * next client's module loads 7-fold on the H200 (session 6).
+ * one for QUIET_NS and none waits for one; at once, beyond MAX_ENDING or
+ * while workers die before they are ready (their memory may be what the
+ * new ones lack). All at once after a burst of short clients, their
+ * teardowns slowed the next client's module loads 7-fold on the H200
+ * (session 6). One told to end that has not within END_GRACE_NS is
+ * killed and no longer holds the others back.
  */
 static void end_idle(void)
 {
-	bool quiet = !sv.nwait && axond_now_ns() - sv.last_give_ns >= QUIET_NS;
+	uint64_t now = axond_now_ns();
+	bool quiet = !sv.nwait && now - sv.last_give_ns >= QUIET_NS;
+	struct wproc *w;
 
-	while (sv.nending && ((quiet && !sv.nquitting) || sv.nending > MAX_ENDING)) {
-		struct wproc *w, *oldest = NULL;
+	for (w = sv.list; w; w = w->next) {
+		if (w->state == W_RETIRING && w->told_end && now - w->end_ns > END_GRACE_NS) {
+			log_warn("supervisor: worker %d did not end within %llu s of being told; "
+				 "killing it", (int)w->pid,
+				 (unsigned long long)(END_GRACE_NS / 1000000000ULL));
+			signal_worker(w, SIGKILL);
+			w->told_end = false;
+			sv.nquitting--;
+		}
+	}
+	while (sv.nending && ((quiet && !sv.nquitting) || sv.nending > MAX_ENDING ||
+			      sv.early_deaths)) {
+		struct wproc *oldest = NULL;
 
 		for (w = sv.list; w; w = w->next)
 			if (w->state == W_ENDING && (!oldest || w->idle_ns < oldest->idle_ns))
 				oldest = w;
 		if (!oldest)
 			break;
-		oldest->state = W_RETIRING;
-		oldest->told_end = true;
-		sv.nending--;
-		sv.nquitting++;
-		if (ctl_send(oldest->ctl, CTL_END, 0, -1))
-			signal_worker(oldest, SIGTERM);
+		tell_end(oldest);
 	}
 }
 
@@ -485,6 +515,12 @@ static void ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m)
 		w->idle_ns = axond_now_ns();
 		sv.nbusy--;
 		sv.nending++;
+		if (m->value) {
+			/* Its memory goes only with its end (worker.c). */
+			log_info("supervisor: worker %d: its client hit a device fault; ending it now",
+				 (int)w->pid);
+			tell_end(w);
+		}
 		end_idle();
 	}
 	if (m->type == CTL_READY && w->state == W_STARTING) {
@@ -870,6 +906,8 @@ int supervisor_run(struct axond *d, char **argv)
 		if ((sv.nstarting + sv.nready < sv.target || sv.nending) &&
 		    (timeout < 0 || timeout > (int)(QUIET_NS / 1000000)))
 			timeout = (int)(QUIET_NS / 1000000);
+		if (sv.nquitting && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
 		n = epoll_wait(d->epoll_fd, evs, 64, timeout);
 		for (i = 0; i < (unsigned int)(n > 0 ? n : 0); i++) {
 			uint64_t tag = evs[i].data.u64;

@@ -30,6 +30,7 @@
 
 static bool adopted_client;
 static bool said_idle;		/* CTL_IDLE sent */
+static bool client_faulted;	/* worker_client_faulted */
 static bool told_to_end;	/* CTL_END received, or the word cannot be sent */
 
 
@@ -116,15 +117,26 @@ drop:
 	}
 }
 
-/* The client came and went (or never said a usable hello): say so once,
- * then end when told. */
+void worker_client_faulted(void)
+{
+	client_faulted = true;
+}
+
+/*
+ * The client came and went (or never said a usable hello) and its objects
+ * are freed, its device memory given back: say so once, then end when
+ * told. After a device fault the driver refuses every call of this
+ * process, frees included, so only its end gives the memory back: the
+ * supervisor is asked to end it at once (CTL_IDLE's value 1).
+ */
 bool worker_done(struct axond *d)
 {
-	if (!adopted_client || d->nclients || server_npending())
+	if (!adopted_client || d->nclients || server_npending() ||
+	    atomic_load(&d->clients_live))
 		return false;
 	if (!said_idle) {
 		said_idle = true;
-		if (ctl_send(d->cfg.worker_ctl, CTL_IDLE, 0, -1))
+		if (ctl_send(d->cfg.worker_ctl, CTL_IDLE, client_faulted, -1))
 			told_to_end = true;	/* nobody to wait for */
 	}
 	return told_to_end;

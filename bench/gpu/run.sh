@@ -153,23 +153,22 @@ run_cmd() {
 axond_settle() {
 	[ "${BENCH_SETTLE:-1}" = 1 ] && [ -x "$build/bin/axonctl" ] || return 0
 	t0=$(date +%s%N)
-	i=0
-	while [ $i -lt 600 ]; do
+	while [ $(($(date +%s%N) - t0)) -lt 60000000000 ]; do
+		kill -0 "$apid" 2>/dev/null || return 1	# axond died
 		doc=$(LD_LIBRARY_PATH="$build/lib" "$build/bin/axonctl" --addr "unix:$sock" \
 			stats --json 2>/dev/null)
 		case $doc in
 		*'"isolation":"process"'*) ;;
 		*'"daemon"'*) return 0 ;;	# one process: no pool
 		esac
-		r=$(echo "$doc" | sed -n 's/.*"workers_ready":\([0-9]*\).*/\1/p')
-		st=$(echo "$doc" | sed -n 's/.*"workers_starting":\([0-9]*\).*/\1/p')
-		tg=$(echo "$doc" | sed -n 's/.*"workers_target":\([0-9]*\).*/\1/p')
+		r=$(printf '%s\n' "$doc" | sed -n 's/.*"workers_ready":\([0-9]*\).*/\1/p')
+		st=$(printf '%s\n' "$doc" | sed -n 's/.*"workers_starting":\([0-9]*\).*/\1/p')
+		tg=$(printf '%s\n' "$doc" | sed -n 's/.*"workers_target":\([0-9]*\).*/\1/p')
 		if [ -n "$r" ] && [ -n "$tg" ] && [ "$r" -ge "$tg" ] && [ "$st" = 0 ]; then
 			echo "   pool full: $r workers ready after $((($(date +%s%N) - t0) / 1000000)) ms"
 			return 0
 		fi
 		sleep 0.1
-		i=$((i + 1))
 	done
 	echo "   pool not full after 60 s: ${r:-?} ready, ${st:-?} starting, target ${tg:-?}"
 	return 0
@@ -193,7 +192,7 @@ axond_up() {
 		i=$((i + 1))
 	done
 	[ -S "$sock" ] && axond_settle && return 0
-	echo "axond did not start; its log:"
+	echo "axond did not start, or ended while its worker pool filled; its log:"
 	cat "$alog"
 	kill -TERM "$apid" 2>/dev/null && wait "$apid" 2>/dev/null
 	apid=

@@ -34,9 +34,31 @@ static const char *const process_args[] = {
 	"--isolation=process", "--sim-fault=process", "--context-pool=2", NULL
 };
 
+/* Whether axond's log has a line containing text. */
+static bool log_has(const char *text)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(h_daemon.log, "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	fclose(f);
+	return found;
+}
+
 START_TEST(test_contained)
 {
+	int i;
+
 	ck_assert_int_eq(h_run_bin(H_MS(120000), "drv-fault", h_kernel_path("cubin"), NULL), 0);
+	/* The faulting clients' workers are ended at once, not after a
+	 * quiet moment: the driver would not free their memory before. */
+	for (i = 0; i < 100 && !log_has("hit a device fault; ending it now"); i++)
+		usleep(50000);
+	ck_assert_msg(log_has("hit a device fault; ending it now"),
+		      "no faulting client's worker was ended at once");
 	ck_assert_int_eq(h_run_bin(H_MS(60000), "vecadd", "--quiet", NULL), 0);
 	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(10000)), 0);
 }
