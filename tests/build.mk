@@ -113,7 +113,14 @@ $(DAEMON_TESTS): $(BUILD)/tests/%: tests/daemon/%.sh
 	@[ "$(V)" = 1 ] || echo "  COPY    $@"
 	$(Q)install -m 0755 $< $@
 
-$(DAEMON_TESTS): | $(BUILD)/bin/axond
+DAEMON_LIB     := $(BUILD)/tests/daemon-lib.sh
+
+$(DAEMON_LIB): tests/daemon/daemon-lib.sh
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  COPY    $@"
+	$(Q)install -m 0644 $< $@
+
+$(DAEMON_TESTS): | $(BUILD)/bin/axond $(DAEMON_LIB)
 
 TEST_PROGS += $(DAEMON_TESTS)
 

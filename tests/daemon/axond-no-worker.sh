@@ -10,26 +10,14 @@
 # daemon then stops cleanly on SIGTERM. Takes ~31 s. Run by
 # tests/run-tests.sh (AXON_BUILD names the build).
 set -u
-build=${AXON_BUILD:?run through tests/run-tests.sh}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/axond-no-worker.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-sock=$tmp/axond.sock
-fails=0
+NAME="axond-no-worker"
+# shellcheck source=tests/daemon/daemon-lib.sh
+. "$(dirname "$0")/daemon-lib.sh"
 
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-"$build/bin/axond" --backend=cuda --vendor-lib="$tmp/absent/libcuda.so.1" \
+"$axond" --backend=cuda --vendor-lib="$tmp/absent/libcuda.so.1" \
 	--isolation=process --listen="unix:$sock" >"$tmp/log" 2>&1 &
 pid=$!
-i=0
-while [ ! -S "$sock" ] && [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ ! -S "$sock" ]; then
+if ! wait_socket $pid; then
 	echo "FAIL: axond did not start: $(tail -n 3 "$tmp/log")"
 	kill -KILL $pid 2>/dev/null
 	exit 1

@@ -6,16 +6,9 @@
 # good values at the edges of the ranges start a daemon that stops cleanly
 # on SIGTERM. Run by tests/run-tests.sh (AXON_BUILD names the build).
 set -u
-axond=${AXON_BUILD:?run through tests/run-tests.sh}/bin/axond
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/axond-options.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-sock=$tmp/axond.sock
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+NAME="axond-options"
+# shellcheck source=tests/daemon/daemon-lib.sh
+. "$(dirname "$0")/daemon-lib.sh"
 
 # bad OPTION=VALUE: refused, named, nothing listening.
 bad() {
@@ -50,12 +43,7 @@ rc=$?
 	--collapse=128 --max-clients=1 --region-pool=0 --sim-mem=1M \
 	--data-size=4096 --mint-credit=0 >"$tmp/log" 2>&1 &
 pid=$!
-i=0
-while [ ! -S "$sock" ] && [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ -S "$sock" ]; then
+if wait_socket $pid; then
 	kill -TERM $pid
 	wait $pid
 	rc=$?
