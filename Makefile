@@ -65,6 +65,7 @@ include tests/gpu/gpu.mk
 include kmod/build.mk
 include selftests/build.mk
 include tests/vm/vm.mk
+include tests/attack/attack.mk
 
 all: $(ALL_TARGETS)
 

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The attack tests' shared pieces (attack.h). Every wait is bounded:
+ * a daemon that stops answering fails the test, it never hangs it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/axon.h>
+#include "attack.h"
+
+int a_connect_raw(const struct h_daemon *d)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return h_fail("socket: %s", strerror(errno));
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", d->sock);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		h_fail("connect %s: %s", d->sock, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int32_t a_hello(int sock, uint32_t kind, uint64_t target_client, uint32_t target_pid,
+		struct axon_welcome *w, int timeout_ms)
+{
+	struct axon_hello h = {
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+		.kind = kind,
+		.target_client = target_client,
+		.target_pid = target_pid,
+	};
+	struct axon_welcome tmp;
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+
+	if (send(sock, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h))
+		return INT32_MIN;
+	if (!w)
+		w = &tmp;
+	if (poll(&p, 1, timeout_ms) != 1 ||
+	    recv(sock, w, sizeof(*w), MSG_DONTWAIT) != (ssize_t)sizeof(*w))
+		return INT32_MIN;
+	return w->status;
+}
+
+int a_send_fd(int sock, const void *buf, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+int a_proc_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+long a_proc_rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+int a_proc_maps(pid_t pid)
+{
+	char path[64];
+	int n = 0, ch;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while ((ch = fgetc(f)) != EOF)
+		if (ch == '\n')
+			n++;
+	fclose(f);
+	return n;
+}
