@@ -77,6 +77,13 @@ enum op_status op_memset(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
+	/* Nothing to set: done, as the driver's is. Nothing below may see a
+	 * zero row (the pitch check divides by the pitch, which may be 0, and
+	 * an empty extent has no range to check). */
+	if (!m->width) {
+		o->res = CUDA_SUCCESS;
+		return OP_COMPLETE;
+	}
 	row = m->width * m->elem_size;
 	if (m->height > 1 && (m->pitch < row ||
 			      m->height - 1 > (UINT64_MAX - row) / m->pitch)) {
@@ -84,7 +91,7 @@ enum op_status op_memset(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	extent = m->height > 1 ? m->pitch * (m->height - 1) + row : row;
-	if (extent && !client_range_valid(o->c, m->dst, extent)) {
+	if (!client_range_valid(o->c, m->dst, extent)) {
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
