@@ -75,6 +75,9 @@ int axon_region_geometry(const struct axon_params *req, struct axon_params *p)
 	cq = roundup_pow_of_two(cq);
 	max_data = min_t(u64, axon_max_data_size, AXON_KMOD_MAX_DATA_SIZE);
 	data = req->data_size ? req->data_size : axon_default_data_size;
+	/* Before rounding up: within a page of 2^64 it would wrap to 0. */
+	if (data > max_data)
+		return -EINVAL;
 	data = PAGE_ALIGN(max_t(u64, data, 1));
 	if (data > max_data)
 		return -EINVAL;
