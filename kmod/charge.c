@@ -145,7 +145,8 @@ static void axon_node_add(struct axon_cg_node *n, struct cgroup *cgrp,
  *
  * Return: 0, -EDQUOT (some limit would be passed; its failcnt is bumped
  * and a LIMIT_HIT netlink event names the cgroup), -ENOENT (the client is
- * gone or disconnected), -ENOMEM, -EOVERFLOW.
+ * gone or disconnected), -ENOMEM, -EOVERFLOW (the client's or a cgroup's
+ * total would pass 2^64 - 1).
  */
 int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 {
@@ -171,9 +172,16 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 			ret = -ENOMEM;
 			break;
 		}
+		/*
+		 * Every node, limited or not: clients of one cgroup could
+		 * otherwise wrap its usage (and the root's) between them.
+		 */
+		if (n->usage[kind] + bytes < bytes) {
+			ret = -EOVERFLOW;
+			break;
+		}
 		if (n->limit[kind] != AXON_LIMIT_NONE &&
-		    (n->usage[kind] + bytes < bytes ||
-		     n->usage[kind] + bytes > n->limit[kind])) {
+		    n->usage[kind] + bytes > n->limit[kind]) {
 			n->failcnt[kind]++;
 			limited = n;
 			ret = -EDQUOT;
