@@ -34,6 +34,12 @@
 
 #define AXON_FEAT_ALL		((1U << AXON_FEAT_LAST) - 1)
 #define AXON_READ_BATCH		8
+/*
+ * A DISCONNECT error reaches user space from the client's SETUP and ENTER:
+ * it must be a user errno, none of the kernel's internal codes
+ * (-ERESTARTSYS and up would restart or leak as errno 512...).
+ */
+#define AXON_MAX_USER_ERRNO	(ERESTARTSYS - 1)
 
 static bool axon_may_attach(void)
 {
@@ -386,7 +392,8 @@ long axon_daemon_accept(struct axon_accept __user *ua)
  * The client becomes DEAD: its pending SETUP and every later ENTER return
  * the error, sleepers wake, its charges are given back.
  *
- * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL.
+ * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL (reserved bits, an
+ * error outside -511..-1).
  */
 long axon_daemon_disconnect(struct axon_disconnect __user *ud)
 {
@@ -396,7 +403,7 @@ long axon_daemon_disconnect(struct axon_disconnect __user *ud)
 
 	if (copy_from_user(&d, ud, sizeof(d)))
 		return -EFAULT;
-	if (d.resv || d.error >= 0 || d.error < -MAX_ERRNO)
+	if (d.resv || d.error >= 0 || d.error < -AXON_MAX_USER_ERRNO)
 		return -EINVAL;
 	c = axon_client_lookup(d.client_id);
 	if (!c)

@@ -1061,7 +1061,8 @@ struct axon_accept {
 /**
  * struct axon_disconnect - AXON_IOC_DISCONNECT argument (daemon)
  * @client_id:	the client
- * @error:	negative errno (-4095..-1): what the client's pending
+ * @error:	negative errno (-511..-1; the kernel's internal codes from
+ *		512 up are refused): what the client's pending
  *		AXON_IOC_SETUP and every later AXON_IOC_ENTER return
  * @resv:	must be zero
  */
