@@ -377,6 +377,7 @@ int server_adopt(struct axond *d, int fd);
 unsigned int server_npending(void);
 int server_expire(struct axond *d);
 void server_hello(struct axond *d, int fd);
+int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w);
 void server_close(struct axond *d);
 /* Keep the listening socket open for the process a restart execs. */
 #define AXOND_LISTEN_FD_ENV "AXOND_LISTEN_FD"

@@ -320,6 +320,32 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 	free(doc);
 }
 
+/*
+ * The checks a first message of n bytes (recv's MSG_TRUNC length; h holds
+ * its first bytes) passes before anything looks at its kind: a whole hello,
+ * our magic, our ABI. 0, or a negative errno with w's status and message
+ * set. Only the bytes are looked at, so the hello fuzzer (tests/fuzz/)
+ * calls it without a socket.
+ */
+int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w)
+{
+	if (n != (ssize_t)sizeof(*h) || h->magic != AXON_MAGIC) {
+		w->status = -EINVAL;
+		snprintf(w->message, sizeof(w->message),
+			 "bad hello (%zd bytes, want %zu with magic 0x%08x)",
+			 n, sizeof(*h), AXON_MAGIC);
+		return w->status;
+	}
+	if (h->abi_major != AXON_ABI_MAJOR) {
+		w->status = -EPROTO;
+		snprintf(w->message, sizeof(w->message),
+			 "ABI %u.%u not supported (axond speaks %u.%u)",
+			 h->abi_major, h->abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
+		return w->status;
+	}
+	return 0;
+}
+
 /* A pending connection sent its first message (or hung up). */
 void server_hello(struct axond *d, int fd)
 {
@@ -342,23 +368,9 @@ void server_hello(struct axond *d, int fd)
 	/* The supervisor only looks: the worker it hands the connection to
 	 * reads the hello itself. */
 	n = recv(fd, &h, sizeof(h), MSG_TRUNC | (axond_is_supervisor(d) ? MSG_PEEK : 0));
-	if (n != (ssize_t)sizeof(h) || h.magic != AXON_MAGIC) {
-		if (n > 0) {
-			w.status = -EINVAL;
-			snprintf(w.message, sizeof(w.message),
-				 "bad hello (%zd bytes, want %zu with magic 0x%08x)",
-				 n, sizeof(h), AXON_MAGIC);
+	if (server_hello_check(&h, n, &w)) {
+		if (n > 0)	/* a peer that sent nothing hears nothing */
 			server_send_welcome(fd, &w, NULL, 0);
-		}
-		close(fd);
-		return;
-	}
-	if (h.abi_major != AXON_ABI_MAJOR) {
-		w.status = -EPROTO;
-		snprintf(w.message, sizeof(w.message),
-			 "ABI %u.%u not supported (axond speaks %u.%u)",
-			 h.abi_major, h.abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
-		server_send_welcome(fd, &w, NULL, 0);
 		close(fd);
 		return;
 	}
