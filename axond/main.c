@@ -242,6 +242,11 @@ bad:
 	return -EINVAL;
 }
 
+int axond_parse_args(struct axond *d, int argc, char **argv)
+{
+	return parse_args(d, argc, argv);
+}
+
 /* Runs every op table entry through the start-up check, as io_uring does. */
 static int check_op_table(void)
 {
