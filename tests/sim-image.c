@@ -1175,6 +1175,32 @@ START_TEST(test_ptx_hand)
 }
 END_TEST
 
+/*
+ * .b128 initialisers: each element is 16 bytes, given as a 64-bit integer
+ * and extended. The element was copied 16 bytes from an 8-byte variable
+ * (a stack overflow ASan reports; found by tests/fuzz/fuzz-image, whose
+ * corpus keeps the input as regress-ptx-b128-init).
+ */
+START_TEST(test_ptx_b128_init)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".global .align 16 .b128 x[2] = {1, -2};\n";
+	static const uint8_t want[32] = {
+		1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	struct sim_image *img = parse_ok(text, sizeof(text) - 1);
+	const struct sim_global_desc *g = sim_image_find_global(img, "x");
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->size, 32);
+	ck_assert_msg(init_is(g, want), "x's initial value");
+	sim_image_free(img);
+}
+END_TEST
+
 START_TEST(test_ptx_bad)
 {
 	static const struct { const char *text; int rc; } v[] = {
@@ -1506,6 +1532,7 @@ int main(void)
 	tcase_add_test(tc, test_elf_alias_budget);
 	tcase_add_test(tc, test_ptx_hand);
 	tcase_add_test(tc, test_ptx_bad);
+	tcase_add_test(tc, test_ptx_b128_init);
 	tcase_add_test(tc, test_ptx_many_params);
 	tcase_add_test(tc, test_ptx_lexical);
 	suite_add_tcase(s, tc);

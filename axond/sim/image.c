@@ -1128,7 +1128,18 @@ static bool ptx_init_elem(const struct tok *t, bool neg, unsigned esize,
 			bits = neg ? 0 - v : v;
 		}
 	}
-	memcpy(dst, &bits, esize);	/* little-endian: the low bytes */
+	if (esize <= sizeof(bits)) {
+		memcpy(dst, &bits, esize);	/* little-endian: the low bytes */
+		return true;
+	}
+	/*
+	 * A .b128 element (the only type wider than bits; not a float)
+	 * given as a 64-bit integer: the upper half extends it, all ones
+	 * for a negated one (PTX's two's complement). Copying esize bytes
+	 * from bits read past it (found by tests/fuzz/fuzz-image).
+	 */
+	memcpy(dst, &bits, sizeof(bits));
+	memset(dst + sizeof(bits), neg && bits ? 0xff : 0, esize - sizeof(bits));
 	return true;
 }
 
