@@ -66,6 +66,7 @@ include kmod/build.mk
 include selftests/build.mk
 include tests/vm/vm.mk
 include tests/attack/attack.mk
+include tests/fuzz/fuzz.mk
 
 all: $(ALL_TARGETS)
 
