@@ -23,6 +23,7 @@ struct work;
 struct graph_client;
 struct vmm_phys;
 struct vmm_client;
+struct mq_user;
 
 /* How an op is accounted in the stats (the brief's call classes). */
 enum op_class {
@@ -176,6 +177,10 @@ struct client {
 	struct rangemap pending_free;
 	uint64_t bytes_mapped;
 	uint64_t mint_credit;	/* reserved for deferred MEM_MAP */
+	/* Credit module globals took (mint.c) since the client last heard
+	 * its credit: the shim still counts it as its own. */
+	uint64_t credit_lent;
+	struct mq_user *quser;	/* its user's memory share (memquota.c) */
 	uint64_t mint_next_daemon;	/* daemon-minted addresses (globals) */
 
 	/* Protects pending_error, sticky_error and their copy in dpage. */
@@ -224,6 +229,8 @@ struct axond_config {
 	unsigned int max_clients;
 	uint64_t default_data_size;
 	uint64_t mint_credit;
+	uint64_t max_client_mem;	/* device memory per client (0: the device's) */
+	uint64_t max_user_mem;		/* ...per uid, all its clients (0: the device's) */
 	uint64_t va_base;	/* first client window */
 	uint64_t va_size;	/* bytes of device addresses per client */
 	unsigned int region_pool;	/* regions kept ready (pool.c) */

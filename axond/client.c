@@ -27,6 +27,7 @@
 #include "graph.h"
 #include "ops/hostmem.h"
 #include "ops/ops.h"
+#include "memquota.h"
 
 #define DEFAULT_SQ_ENTRIES	256
 #define PAGE			4096ULL
@@ -360,8 +361,13 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	avail = taken >= total ? 0 : total - taken;
 	if (credit > avail)
 		credit = avail;
-	c->mint_credit = credit;
-	d->mem_reserved += credit;
+	/* Its user's memory share; the credit counts against the quotas. */
+	ret = mq_client_join(d, c);
+	if (ret)
+		return hello_error(w, ret, "out of memory");
+	if (credit > mq_quota_room(d, c))
+		credit = mq_quota_room(d, c);
+	mq_reserved_add(d, c, credit);
 	c->params.mint_credit = credit;
 	c->params.features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
 	/* Shared host memory needs the socket to pass descriptors on. */
@@ -449,6 +455,7 @@ void client_disconnect(struct axond *d, struct client *c)
 	c->sock_fd = c->doorbell_fd = -1;
 	if (c->transport == CLIENT_KMOD)
 		kmod_client_gone(d, c);
+	mq_client_leave(d, c);	/* its user's share, before the counts go */
 	d->mem_used -= c->bytes_mapped;
 	d->mem_reserved -= c->mint_credit;
 	c->mint_credit = 0;

@@ -71,6 +71,10 @@ static void usage(FILE *f)
 		"  --max-clients=N        (default 1024)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
 		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
+		"  --max-client-mem=BYTES device memory one client may hold (default 0:\n"
+		"                         the device's; K/M/G/T suffixes)\n"
+		"  --max-user-mem=BYTES   device memory all clients of one uid may hold\n"
+		"                         (default 0: the device's)\n"
 		"  -v, --verbose          more log (repeat for debug)\n"
 		"  -q, --quiet            errors only\n");
 }
@@ -116,6 +120,12 @@ static int parse_uint(const char *s, unsigned long min, unsigned long max, unsig
 	return 0;
 }
 
+/* Long options of the device-memory quotas (memquota.c). */
+enum {
+	OPT_MAX_CLIENT_MEM = 1200,
+	OPT_MAX_USER_MEM,
+};
+
 static int parse_args(struct axond *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -134,6 +144,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "data-size", required_argument, NULL, 'D' },
 		{ "mint-credit", required_argument, NULL, 'C' },
+		{ "max-client-mem", required_argument, NULL, OPT_MAX_CLIENT_MEM },
+		{ "max-user-mem", required_argument, NULL, OPT_MAX_USER_MEM },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -222,6 +234,15 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			break;
 		case 'C':
 			if (parse_size(optarg, &cfg->mint_credit))
+				goto bad;
+			break;
+		/* 0 or absent: no limit beyond the device's memory. */
+		case OPT_MAX_CLIENT_MEM:
+			if (parse_size(optarg, &cfg->max_client_mem))
+				goto bad;
+			break;
+		case OPT_MAX_USER_MEM:
+			if (parse_size(optarg, &cfg->max_user_mem))
 				goto bad;
 			break;
 		case 'v': axond_verbose++; break;

@@ -2,13 +2,49 @@
 /*
  * Daemon-minted device addresses: module globals live in the top 1/16 of
  * the client's window, which clients may not mint from. They are charged
- * to the client like its own allocations.
+ * to the client like its own allocations, through the same checks as a
+ * synchronous MEM_MAP (ops/mem.c): the arena, the client's and its user's
+ * quotas (memquota.c), the client's cgroup for kernel clients. The
+ * client's own minting credit is drawn on first (it is arena reserved for
+ * this client: with every client's credit reserved, nothing else would be
+ * left for globals); the shim keeps its own count of it, so what was taken
+ * is remembered (credit_lent) and a deferred MEM_MAP within the credit the
+ * shim knows of is checked like a synchronous one (ops/mem.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <cuda.h>
+#include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "memquota.h"
+
+/* Takes [a, a+len) into c's allocations, charged; 0 or a negative errno
+ * (-EEXIST: already there, -ENOMEM: no room or the kernel refused). */
+static int take(struct axond *d, struct client *c, struct alloc *al)
+{
+	uint64_t from_credit = al->len < c->mint_credit ? al->len : c->mint_credit;
+	int ret;
+
+	pthread_mutex_lock(&c->alloc_lock);
+	ret = rangemap_insert(&c->allocs, al->addr, al->len, al, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
+	if (ret)
+		return ret;
+	/* Past the arena or a quota, or refused by the client's cgroup. */
+	if (al->len - from_credit > mq_room(d, c) || kmod_charge(d, c, al->len)) {
+		pthread_mutex_lock(&c->alloc_lock);
+		rangemap_remove(&c->allocs, al->addr, NULL);
+		pthread_mutex_unlock(&c->alloc_lock);
+		return -ENOMEM;
+	}
+	mq_reserved_sub(d, c, from_credit);
+	c->credit_lent += from_credit;
+	mq_used_add(d, c, al->len);
+	if (c->dpage)
+		axon_write_once(&c->dpage->mint_credit, c->mint_credit);
+	return 0;
+}
 
 int client_mint_daemon(struct axond *d, struct client *c, struct ctx *ctx,
 		       uint64_t len, uint64_t *addr)
@@ -18,6 +54,8 @@ int client_mint_daemon(struct axond *d, struct client *c, struct ctx *ctx,
 	struct alloc *al;
 	int ret;
 
+	if (len > UINT64_MAX - (AXON_MINT_ALIGN - 1))
+		return -ENOMEM;
 	len = (len + AXON_MINT_ALIGN - 1) & ~(uint64_t)(AXON_MINT_ALIGN - 1);
 	if (!len || len > end - a)
 		return -ENOMEM;
@@ -28,16 +66,12 @@ int client_mint_daemon(struct axond *d, struct client *c, struct ctx *ctx,
 	al->len = len;
 	al->ctx = ctx;
 	al->daemon_owned = true;
-	pthread_mutex_lock(&c->alloc_lock);
-	ret = rangemap_insert(&c->allocs, a, len, al, NULL);
-	pthread_mutex_unlock(&c->alloc_lock);
+	ret = take(d, c, al);
 	if (ret) {
 		free(al);
-		return ret;
+		return ret == -EEXIST ? -ENOMEM : ret;
 	}
 	c->mint_next_daemon = a + len;
-	c->bytes_mapped += len;
-	d->mem_used += len;
 	*addr = a;
 	return 0;
 }
@@ -53,14 +87,18 @@ void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr)
 	al = value;
 	if (!al)
 		return;
-	/* A dead client's accounting was settled when it disconnected. */
+	/* A dead client's accounting was settled when it disconnected, and
+	 * the kernel gave its charges back itself. */
 	if (!c->dead) {
-		c->bytes_mapped -= al->len;
-		d->mem_used -= al->len;
+		mq_used_sub(d, c, al->len);
+		kmod_uncharge(d, c, al->len);
 	}
 	free(al);
 }
 
+/* The cuda backend's globals: the driver placed them at load; refused
+ * past the arena or a quota all the same (cuModuleGetGlobal fails), so
+ * that the client cannot use more than its share through them. */
 int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
 			   uint64_t addr, uint64_t len)
 {
@@ -73,15 +111,9 @@ int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,
 	al->len = len ? len : 1;
 	al->ctx = ctx;
 	al->daemon_owned = true;
-	pthread_mutex_lock(&c->alloc_lock);
-	ret = rangemap_insert(&c->allocs, addr, al->len, al, NULL);
-	pthread_mutex_unlock(&c->alloc_lock);
-	if (ret) {
+	ret = take(d, c, al);
+	if (ret)
 		free(al);
-		return ret;
-	}
 	/* Charged like any allocation; client_unmint_daemon gives it back. */
-	c->bytes_mapped += al->len;
-	d->mem_used += al->len;
-	return 0;
+	return ret;
 }

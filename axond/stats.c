@@ -14,6 +14,7 @@
 #include "axond.h"
 #include "backend.h"
 #include "graph.h"
+#include "memquota.h"
 
 struct buf {
 	char *p;
@@ -105,6 +106,14 @@ static int client_device(struct client *c)
 	return -1;
 }
 
+/* A limit as the stats show it: none is the device's memory. */
+static uint64_t quota_shown(const struct axond *d, uint64_t limit)
+{
+	uint64_t total = d->info->device[0].total_mem;
+
+	return limit < total ? limit : total;
+}
+
 static void put_client(struct buf *b, struct axond *d, struct client *c)
 {
 	const struct client_stats *s = &c->stats;
@@ -127,6 +136,15 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
 	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
 	    rangemap_count(&c->allocs));
+	/* Device-memory quotas (memquota.c): the client's limit, its user's
+	 * usage (every client of the uid, credit included) and limit. */
+	put(b, ",\"mem_limit\":%llu,\"user_mem_used\":%llu,\"user_mem_reserved\":%llu,"
+	    "\"user_mem_limit\":%llu,\"va_base\":%llu",
+	    (unsigned long long)quota_shown(d, mq_client_limit(d)),
+	    (unsigned long long)(c->quser ? c->quser->used : 0),
+	    (unsigned long long)(c->quser ? c->quser->reserved : 0),
+	    (unsigned long long)quota_shown(d, mq_user_limit(d)),
+	    (unsigned long long)c->params.va_base);
 	graph_client_counts(c, &ngraphs, &nexecs);
 	put(b, ",\"handles\":{\"contexts\":%u,\"streams\":%u,\"events\":%u,"
 	    "\"modules\":%u,\"functions\":%u,\"graphs\":%u,\"graph_execs\":%u}",

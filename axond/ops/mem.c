@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "ops.h"
+#include "../memquota.h"
 
 static uint64_t arena_total(struct axond *d, int dev)
 {
@@ -36,7 +37,7 @@ enum op_status op_mem_map(struct op_ctx *o)
 	struct axond *d = o->d;
 	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
 	struct ctx *ctx = ctx_lookup(c, o->sqe->mem.ctx);
-	uint64_t from_credit;
+	uint64_t from_credit, beyond;
 	struct alloc *a;
 	int ret;
 
@@ -54,9 +55,13 @@ enum op_status op_mem_map(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	from_credit = len < c->mint_credit ? len : c->mint_credit;
-	/* Deferred minting must stay within the credit; past it, ask. */
-	if (len > c->mint_credit &&
-	    (o->deferred || len - c->mint_credit > mem_arena_avail(d))) {
+	beyond = len - from_credit;
+	/* Past the credit the rest must fit in the arena and in the client's
+	 * and its user's quotas (the credit was counted against them when
+	 * reserved). Deferred minting must stay within the credit the shim
+	 * knows of: what is left plus what module globals took of it since
+	 * it last heard (mint.c); past that, ask. */
+	if (beyond && ((o->deferred && beyond > c->credit_lent) || beyond > mq_room(d, c))) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -97,21 +102,24 @@ enum op_status op_mem_map(struct op_ctx *o)
 		o->res = ret;
 		return OP_COMPLETE;
 	}
-	c->mint_credit -= from_credit;
-	d->mem_reserved -= from_credit;
-	c->bytes_mapped += len;
-	d->mem_used += len;
+	mq_reserved_sub(d, c, from_credit);
+	mq_used_add(d, c, len);
+	if (o->deferred)
+		c->credit_lent -= beyond;
 	if (!o->deferred) {
-		/* Top the credit up so the next allocations need not ask. */
+		/* Top the credit up so the next allocations need not ask,
+		 * within what the quotas leave. */
 		uint64_t want = d->cfg.mint_credit, avail = mem_arena_avail(d);
+		uint64_t quota = mq_quota_room(d, c);
 
 		if (want > avail)
 			want = avail;
-		if (want > c->mint_credit) {
-			d->mem_reserved += want - c->mint_credit;
-			c->mint_credit = want;
-		}
+		if (want > c->mint_credit && want - c->mint_credit > quota)
+			want = c->mint_credit + quota;
+		if (want > c->mint_credit)
+			mq_reserved_add(d, c, want - c->mint_credit);
 		o->aux[0] = c->mint_credit;
+		c->credit_lent = 0;	/* the shim hears its credit now */
 	}
 	axon_write_once(&c->dpage->mint_credit, c->mint_credit);
 	return OP_COMPLETE;
@@ -136,8 +144,7 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 	/* Physical memory (cuMemCreate) is charged while it lives, mapped
 	 * or not: unmapping gives nothing back. */
 	if (!a->phys) {
-		c->bytes_mapped -= a->len;
-		d->mem_used -= a->len;
+		mq_used_sub(d, c, a->len);
 		kmod_uncharge(d, c, a->len);
 	}
 	/* The backing goes after the work that may still touch it. */

@@ -20,6 +20,7 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "ops.h"
+#include "../memquota.h"
 
 /* Live physical allocations one client may hold (handle table size). */
 #define VMM_MAX_HANDLES (1u << 20)
@@ -77,8 +78,7 @@ static void phys_destroy(struct axond *d, struct client *c, struct vmm_phys *p)
 	/* A dead client's accounting was settled when it disconnected, and
 	 * the kernel gave its charges back itself. */
 	if (!c->dead) {
-		c->bytes_mapped -= p->len;
-		d->mem_used -= p->len;
+		mq_used_sub(d, c, p->len);
 		kmod_uncharge(d, c, p->len);
 	}
 	free(p);
@@ -126,8 +126,9 @@ enum op_status op_mem_create(struct op_ctx *o)
 		o->res = CUDA_ERROR_NOT_SUPPORTED;
 		return OP_COMPLETE;
 	}
-	/* Physical memory is used from now on, mapped or not. */
-	if (len > mem_arena_avail(d)) {
+	/* Physical memory is used from now on, mapped or not: the arena and
+	 * the client's and its user's quotas must have room for it. */
+	if (len > mq_room(d, c)) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -164,8 +165,7 @@ enum op_status op_mem_create(struct op_ctx *o)
 	if (v->list)
 		v->list->prev = p;
 	v->list = p;
-	c->bytes_mapped += len;
-	d->mem_used += len;
+	mq_used_add(d, c, len);
 	o->aux[0] = p->handle;
 	return OP_COMPLETE;
 }

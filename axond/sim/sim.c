@@ -354,6 +354,23 @@ static int sim_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64_
 	return 0;	/* the window is already reserved; pages come on touch */
 }
 
+/*
+ * Gives a global's pages back to the host (whole pages only: a neighbour
+ * may share the others) and its addresses to the client's accounting. A
+ * module is unloaded after the work that may use it (ops/module.c).
+ */
+static void unmint_global(struct axond *d, struct client *c, const struct sim_global *g)
+{
+	uintptr_t start = (uintptr_t)host_ptr(c, g->addr);
+	uintptr_t end = start + (g->size ? g->size : 1);
+
+	start = (start + 4095) & ~(uintptr_t)4095;
+	end &= ~(uintptr_t)4095;
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+	client_unmint_daemon(d, c, g->addr);
+}
+
 static int sim_module_load(struct axond *d, struct client *c, struct module *m,
 			   const void *image, size_t len, char *err, size_t errlen)
 {
@@ -383,10 +400,11 @@ static int sim_module_load(struct axond *d, struct client *c, struct module *m,
 		if (client_mint_daemon(d, c, m->ctx, size, &sm->globals[i].addr))
 			goto err_oom;
 		sm->globals[i].size = g->size;
+		/* Zero-initialised ones are left alone: the window's pages are
+		 * zero until written, and daemon-minted addresses were never
+		 * minted before (zeroing them cost host memory for nothing). */
 		if (g->init)
 			memcpy(host_ptr(c, sm->globals[i].addr), g->init, g->size);
-		else
-			memset(host_ptr(c, sm->globals[i].addr), 0, g->size);
 	}
 	m->backend_priv = sm;
 	return 0;
@@ -394,7 +412,7 @@ static int sim_module_load(struct axond *d, struct client *c, struct module *m,
 err_oom:
 	snprintf(err, errlen, "out of device memory for module globals");
 	while (i--)
-		client_unmint_daemon(d, c, sm->globals[i].addr);
+		unmint_global(d, c, &sm->globals[i]);
 	free(sm->globals);
 	sim_image_free(sm->img);
 	free(sm);
@@ -409,7 +427,7 @@ static void sim_module_unload(struct axond *d, struct client *c, struct module *
 	if (!sm)
 		return;
 	for (i = 0; i < sm->img->nglobals; i++)
-		client_unmint_daemon(d, c, sm->globals[i].addr);
+		unmint_global(d, c, &sm->globals[i]);
 	free(sm->globals);
 	sim_image_free(sm->img);
 	free(sm);

@@ -27,6 +27,17 @@ $(ATTACK_PROGS): $(BUILD)/tests/%: $(ATTACK_OBJDIR)/%.o $(ATTACK_COMMON) \
 # What they run: the daemon, the shim's clients, the kernel images.
 $(ATTACK_PROGS): | $(BUILD)/bin/axond $(IT_CLIENT_PROGS)
 
+# A module image with a large zero-initialised global (attack-globals),
+# when nvcc exists; without it that test exits 77.
+ATTACK_KDATA := $(BUILD)/tests/data/bigglobal.cubin
+$(ATTACK_KDATA): $(ATTACK_DIR)/bigglobal.cu
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
+	$(Q)$(NVCC) -cubin -arch=sm_90 -o $@ $<
+ifeq ($(SIM_HAVE_NVCC),1)
+$(ATTACK_PROGS): | $(ATTACK_KDATA)
+endif
+
 TEST_PROGS += $(ATTACK_PROGS)
 
 .PHONY: attack-progs
