@@ -181,6 +181,7 @@ struct client {
 	 * its credit: the shim still counts it as its own. */
 	uint64_t credit_lent;
 	struct mq_user *quser;	/* its user's memory share (memquota.c) */
+	uint64_t va_slot;	/* its window's slot + 1 (vaslot.c), 0: none */
 	uint64_t mint_next_daemon;	/* daemon-minted addresses (globals) */
 
 	/* Protects pending_error, sticky_error and their copy in dpage. */

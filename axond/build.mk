@@ -17,8 +17,8 @@ AXOND_SRCS += $(SIM_IMAGE_SRCS)
 AXOND_SRCS += axond/devout.c axond/ops/devout.c axond/cuda/devout.c
 # cluster occupancy queries (answered by the backend)
 AXOND_SRCS += axond/ops/occupancy.c axond/sim/occupancy.c
-# device-memory quotas per client and user
-AXOND_SRCS += axond/memquota.c
+# device-memory quotas per client and user; client window slots
+AXOND_SRCS += axond/memquota.c axond/vaslot.c
 # private driver entry points the math libraries call (ops/private.c)
 AXOND_SRCS += axond/ops/private.c
 # the cuda backend's contexts (isolation modes)

@@ -28,6 +28,7 @@
 #include "ops/hostmem.h"
 #include "ops/ops.h"
 #include "memquota.h"
+#include "vaslot.h"
 
 #define DEFAULT_SQ_ENTRIES	256
 #define PAGE			4096ULL
@@ -280,6 +281,8 @@ void client_free(struct client *c)
 	hostmem_client_fini(d, c);	/* before the backend's client state */
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
+	/* The backend released the window: it may serve another client. */
+	vaslot_put(c);
 	devout_free(c);
 	/* A worker's client's region stays mapped until the worker ends:
 	 * the cuda backend unregisters its data area only then (leftover). */
@@ -344,15 +347,26 @@ struct client *client_alloc(struct axond *d)
  */
 int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 {
-	uint64_t credit, total, taken, avail;
+	uint64_t credit, total, taken, avail, slot_base;
 	int ret;
 
-	c->params.va_size = d->cfg.va_size;
-	c->params.va_base = d->cfg.va_base + d->next_va_slot++ * d->cfg.va_size;
+	/* A window of the bounded set (vaslot.c), back once c is freed. */
+	ret = vaslot_take(d, c);
+	if (ret) {
+		snprintf(w->message, sizeof(w->message),
+			 "no device-address window free: all %llu are held by clients "
+			 "or their unfinished work", (unsigned long long)vaslot_count(d));
+		w->status = ret;
+		return ret;
+	}
+	slot_base = c->params.va_base;
 	/* The backend may place the window itself (it reserves it). */
 	ret = d->backend->client_init(d, c);
 	if (ret)
 		return hello_error(w, ret, "the device backend refused the client");
+	/* ...and then frees it itself: the slot is not needed. */
+	if (c->params.va_base != slot_base)
+		vaslot_put(c);
 	c->mint_next_daemon = c->params.va_base + c->params.va_size - c->params.va_size / 16;
 	/* Reserve the first minting credit. */
 	credit = d->cfg.mint_credit;

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "graph.h"
 #include "memquota.h"
+#include "vaslot.h"
 
 struct buf {
 	char *p;
@@ -199,7 +200,9 @@ int stats_render(struct axond *d, char **out, size_t *len)
 		     * per client ("context") or per device ("shared") */
 		    !strcmp(d->backend->name, "cuda") ? d->cfg.isolation : "window");
 	}
-	put(&b, "],\"clients\":[");
+	/* Client windows held (vaslot.c) and how many there are. */
+	put(&b, "],\"windows\":{\"used\":%llu,\"max\":%llu},\"clients\":[",
+	    (unsigned long long)vaslot_used(), (unsigned long long)vaslot_count(d));
 	for (c = d->clients; c; c = c->next) {
 		put_client(&b, d, c);
 		if (c->next)
