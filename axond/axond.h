@@ -228,6 +228,11 @@ struct axond_config {
 	unsigned int collapse_min;	/* cuda: --collapse (0: off) */
 	unsigned int poll_us;		/* cuda: --poll-us back-off (0: none) */
 	unsigned int max_clients;
+	/* Tracers (trace.c): on one client, and opened by one uid. */
+	unsigned int max_tracers_client;
+	unsigned int max_tracers_user;
+	/* Administrators' group (access.c); NULL: the default, "": none. */
+	const char *admin_group;
 	uint64_t default_data_size;
 	uint64_t mint_credit;
 	uint64_t max_client_mem;	/* device memory per client (0: the device's) */
@@ -370,7 +375,9 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 /*
  * epoll tags: small constants for the daemon's own descriptors, EV_PENDING
  * plus the fd for a connection that has not said hello, a client pointer
- * for its socket, the pointer with EV_DOORBELL_BIT for its doorbell.
+ * for its socket, the pointer with EV_DOORBELL_BIT for its doorbell, and
+ * EV_TRACER_BIT with a tracer's slot and generation (trace.c), never its
+ * address: an event of a tracer ended earlier in the batch is dropped.
  */
 #define EV_LISTEN	1ULL
 #define EV_SIGNAL	2ULL
@@ -404,12 +411,15 @@ void trace_emit(struct axond *d, struct client *c, unsigned int kind,
 		const struct axon_sqe *sqe, uint64_t user_data, uint32_t op,
 		int32_t res, uint64_t latency_ns);
 void trace_flush(struct axond *d);
-void trace_hangup(struct axond *d, struct tracer *t);
+void trace_hangup(struct axond *d, uint64_t tag);
+void trace_counts(unsigned int *live, uint64_t *refused_by_limit, uint64_t *refused_by_access);
 void trace_client_gone(struct axond *d, struct client *c);
 void trace_close_all(struct axond *d);
 
-/* stats.c */
-int stats_render(struct axond *d, char **out, size_t *len);
+/* stats.c: the document as viewer may see it (access.h; NULL: all of
+ * it, for a supervisor that filters itself). */
+struct access_peer;
+int stats_render(struct axond *d, const struct access_peer *viewer, char **out, size_t *len);
 
 /*
  * Process isolation (--isolation=process). supervisor.c: the process that

@@ -19,6 +19,8 @@ AXOND_SRCS += axond/devout.c axond/ops/devout.c axond/cuda/devout.c
 AXOND_SRCS += axond/ops/occupancy.c axond/sim/occupancy.c
 # device-memory quotas per client and user; client window slots
 AXOND_SRCS += axond/memquota.c axond/vaslot.c
+# who may trace a client and see it in the stats
+AXOND_SRCS += axond/access.c
 # private driver entry points the math libraries call (ops/private.c)
 AXOND_SRCS += axond/ops/private.c
 # the cuda backend's contexts (isolation modes)

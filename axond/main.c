@@ -29,6 +29,7 @@
 #include "backend.h"
 #include "ops/ops.h"
 #include "ops/hostmem.h"
+#include "access.h"
 
 static void usage(FILE *f)
 {
@@ -69,6 +70,13 @@ static void usage(FILE *f)
 		"                         one stream as one replay of a cached CUDA graph\n"
 		"                         (default 4; 0: launch each one directly)\n"
 		"  --max-clients=N        (default 1024)\n"
+		"  --max-tracers-per-client=N\n"
+		"                         tracers following one client (default 16; 0: none)\n"
+		"  --max-tracers-per-user=N\n"
+		"                         tracers one uid has open (default 64; 0: none)\n"
+		"  --admin-group=NAME     its members may trace, and see in the stats, every\n"
+		"                         user's clients, as root and axond's uid may\n"
+		"                         (default axon-admin if it exists; empty: none)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
 		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
 		"  --max-client-mem=BYTES device memory one client may hold (default 0:\n"
@@ -126,6 +134,14 @@ enum {
 	OPT_MAX_USER_MEM,
 };
 
+/* Long options of the tracer limits and the access policy (trace.c,
+ * access.c), numbered apart from the others. */
+enum {
+	OPT_MAX_TRACERS_PER_CLIENT = 1100,
+	OPT_MAX_TRACERS_PER_USER,
+	OPT_ADMIN_GROUP,
+};
+
 static int parse_args(struct axond *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -142,6 +158,9 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "collapse", required_argument, NULL, 'L' },
 		{ "poll-us", required_argument, NULL, 'Q' },
 		{ "max-clients", required_argument, NULL, 'c' },
+		{ "max-tracers-per-client", required_argument, NULL, OPT_MAX_TRACERS_PER_CLIENT },
+		{ "max-tracers-per-user", required_argument, NULL, OPT_MAX_TRACERS_PER_USER },
+		{ "admin-group", required_argument, NULL, OPT_ADMIN_GROUP },
 		{ "data-size", required_argument, NULL, 'D' },
 		{ "mint-credit", required_argument, NULL, 'C' },
 		{ "max-client-mem", required_argument, NULL, OPT_MAX_CLIENT_MEM },
@@ -168,6 +187,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->collapse_min = 4;	/* COLLAPSE_MIN_DEFAULT (cuda/collapse.h) */
 	cfg->poll_us = 20;
 	cfg->max_clients = 1024;
+	cfg->max_tracers_client = 16;
+	cfg->max_tracers_user = 64;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
 	cfg->region_pool = ~0U;	/* "default": decided once the backend is known */
@@ -227,6 +248,15 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_clients))
 				goto bad;
 			break;
+		case OPT_MAX_TRACERS_PER_CLIENT:
+			if (parse_uint(optarg, 0, 65536, &cfg->max_tracers_client))
+				goto bad;
+			break;
+		case OPT_MAX_TRACERS_PER_USER:
+			if (parse_uint(optarg, 0, 65536, &cfg->max_tracers_user))
+				goto bad;
+			break;
+		case OPT_ADMIN_GROUP: cfg->admin_group = optarg; break;
 		case 'D':
 			if (parse_size(optarg, &v) || v < 4096 || v > AXON_MAX_DATA_SIZE)
 				goto bad;
@@ -374,7 +404,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 		server_hello(d, (int)(tag & 0xffffffffu));
 	} else if (tag & EV_TRACER_BIT) {
 		/* Tracers only listen; anything else means they left. */
-		trace_hangup(d, (struct tracer *)(uintptr_t)(tag & ~EV_TRACER_BIT));
+		trace_hangup(d, tag);
 	} else if (tag & EV_DOORBELL_BIT) {
 		struct client *c = (struct client *)(uintptr_t)(tag & ~EV_DOORBELL_BIT);
 
@@ -566,7 +596,7 @@ int main(int argc, char **argv)
 	d->kmod_fd = -1;
 	pthread_mutex_init(&d->done_lock, NULL);
 	d->start_ns = axond_now_ns();
-	if (parse_args(d, argc, argv))
+	if (parse_args(d, argc, argv) || access_init(d))
 		return 2;
 	if (axond_is_worker(d))
 		snprintf(axond_log_tag, sizeof(axond_log_tag), "worker %d ", (int)getpid());

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "access.h"
 
 /* The socket a restarting axond handed over (server_handover), or -1. */
 static int inherited_socket(void)
@@ -311,10 +312,13 @@ void server_send_stats(int fd, struct axon_welcome *w, const char *doc, size_t l
 
 static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 {
+	struct access_peer viewer;
 	char *doc = NULL;
 	size_t len = 0;
 
-	if (stats_render(d, &doc, &len))
+	/* Other users' clients only for administrators (access.c). */
+	access_peer_of(fd, &viewer);
+	if (stats_render(d, &viewer, &doc, &len))
 		doc = NULL;
 	server_send_stats(fd, w, doc, len);
 	free(doc);

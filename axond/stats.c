@@ -14,6 +14,7 @@
 #include "axond.h"
 #include "backend.h"
 #include "graph.h"
+#include "access.h"
 #include "memquota.h"
 #include "vaslot.h"
 
@@ -177,19 +178,35 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	(void)d;
 }
 
-int stats_render(struct axond *d, char **out, size_t *len)
+/*
+ * The document as viewer may see it: the daemon-wide totals and the
+ * devices for anyone, the clients of other uids only for administrators
+ * (access.h). NULL viewer: everything (a worker answering its supervisor,
+ * which filters for its own viewer).
+ */
+int stats_render(struct axond *d, const struct access_peer *viewer, char **out, size_t *len)
 {
 	struct buf b = { 0 };
 	struct client *c;
-	unsigned int i;
+	unsigned int i, ntracers;
+	uint64_t refused_limit, refused_access;
+	bool first = true;
 
 	put(&b, "{\"daemon\":{\"pid\":%d,\"backend\":\"%s\",\"abi\":\"%u.%u\","
 	    "\"uptime_s\":%.3f,\"clients\":%u,\"clients_total\":%llu,\"ops_total\":%llu,"
-	    "\"mem_used\":%llu,\"mem_reserved\":%llu},\"devices\":[",
+	    "\"mem_used\":%llu,\"mem_reserved\":%llu",
 	    (int)getpid(), d->backend->name, AXON_ABI_MAJOR, AXON_ABI_MINOR,
 	    (double)(axond_now_ns() - d->start_ns) / 1e9, d->nclients,
 	    (unsigned long long)d->total_clients, (unsigned long long)d->total_ops,
 	    (unsigned long long)d->mem_used, (unsigned long long)d->mem_reserved);
+	/* The tracer limits and what they refused (trace.c). The daemon
+	 * section's keys are found by name (supervisor.c). */
+	trace_counts(&ntracers, &refused_limit, &refused_access);
+	put(&b, ",\"tracers\":%u,\"max_tracers_per_client\":%u,\"max_tracers_per_user\":%u,"
+	    "\"tracers_refused_limit\":%llu,\"tracers_refused_access\":%llu}",
+	    ntracers, d->cfg.max_tracers_client, d->cfg.max_tracers_user,
+	    (unsigned long long)refused_limit, (unsigned long long)refused_access);
+	put(&b, ",\"devices\":[");
 	for (i = 0; i < d->info->ndevices; i++) {
 		put(&b, "%s{\"index\":%u,\"name\":", i ? "," : "", i);
 		put_str(&b, d->info->device[i].name);
@@ -204,9 +221,12 @@ int stats_render(struct axond *d, char **out, size_t *len)
 	put(&b, "],\"windows\":{\"used\":%llu,\"max\":%llu},\"clients\":[",
 	    (unsigned long long)vaslot_used(), (unsigned long long)vaslot_count(d));
 	for (c = d->clients; c; c = c->next) {
-		put_client(&b, d, c);
-		if (c->next)
+		if (viewer && !access_may_see(viewer, c->uid))
+			continue;
+		if (!first)
 			put(&b, ",");
+		put_client(&b, d, c);
+		first = false;
 	}
 	put(&b, "]}\n");
 	if (b.oom) {

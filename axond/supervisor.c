@@ -42,6 +42,7 @@
 
 #include "axond.h"
 #include "ctl.h"
+#include "access.h"
 
 #define MAX_WAITING		256
 /* A waiting client is refused once no worker has become ready for this
@@ -95,6 +96,7 @@ struct wproc {
 	enum wstate state;
 	uint64_t client_id;	/* W_BUSY */
 	pid_t client_pid;
+	uid_t client_uid;
 	uint64_t idle_ns;	/* W_ENDING: since when */
 	bool told_end;		/* CTL_END sent (end_idle), counted in nquitting */
 	uint64_t end_ns;	/* when */
@@ -423,6 +425,7 @@ static bool give(struct axond *d, int fd)
 	sv.last_give_ns = axond_now_ns();
 	w->client_id = ++sv.next_client_id;
 	w->client_pid = cred.pid;
+	w->client_uid = cred.uid;
 	sv.nready--;
 	sv.nbusy++;
 	sv.total_clients++;
@@ -691,19 +694,24 @@ static char *with_busy(const char *devices, const uint64_t *busy)
  * The stats document of every worker, merged: the daemon section is the
  * supervisor's with the workers' totals, the devices are the first
  * worker's with busy_ns summed over every worker (those gone as last
- * seen), the clients are all of them.
+ * seen), the clients are those the asker may see (access.c: its own,
+ * every one for an administrator; a worker serves one client, of
+ * client_uid).
  */
 static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 {
 	char *out = NULL, *devices = NULL;
 	size_t outlen = 0;
 	uint64_t ops = 0, used = 0, reserved = 0;
+	uint64_t tracers = 0, tr_limit = 0, tr_access = 0;
+	struct access_peer viewer;
 	struct wproc *w, **ws;
 	char **docs;
 	unsigned int nws = 0, ready_asked = 0, i;
 	FILE *f = open_memstream(&out, &outlen);
 	bool first = true;
 
+	access_peer_of(fd, &viewer);
 	consume_hello(fd);
 	if (!f) {
 		server_send_stats(fd, wel, NULL, 0);
@@ -738,7 +746,11 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 		ops += number_after(doc, "\"ops_total\":");
 		used += number_after(doc, "\"mem_used\":");
 		reserved += number_after(doc, "\"mem_reserved\":");
-		if (array_body(doc, "\"clients\":[", &body, &len) && len) {
+		tracers += number_after(doc, "\"tracers\":");
+		tr_limit += number_after(doc, "\"tracers_refused_limit\":");
+		tr_access += number_after(doc, "\"tracers_refused_access\":");
+		if ((ws[i]->state != W_BUSY || access_may_see(&viewer, ws[i]->client_uid)) &&
+		    array_body(doc, "\"clients\":[", &body, &len) && len) {
 			fprintf(f, "%s%.*s", first ? "" : ",", (int)len, body);
 			first = false;
 		}
@@ -782,12 +794,17 @@ static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 				"\"ops_total\":%llu,\"mem_used\":%llu,\"mem_reserved\":%llu,"
 				"\"isolation\":\"process\",\"workers_ready\":%u,"
 				"\"workers_starting\":%u,\"workers_target\":%u,\"workers_ending\":%u,"
-				"\"clients_waiting\":%u},\"devices\":[%s],%s",
+				"\"clients_waiting\":%u,\"tracers\":%llu,\"max_tracers_per_client\":%u,"
+				"\"max_tracers_per_user\":%u,\"tracers_refused_limit\":%llu,"
+				"\"tracers_refused_access\":%llu},\"devices\":[%s],%s",
 				(int)getpid(), d->cfg.backend, AXON_ABI_MAJOR, AXON_ABI_MINOR,
 				(double)(axond_now_ns() - sv.start_ns) / 1e9, sv.nbusy,
 				(unsigned long long)sv.total_clients, (unsigned long long)ops,
 				(unsigned long long)used, (unsigned long long)reserved,
 				sv.nready, sv.nstarting, sv.target, sv.nending, sv.nwait,
+				(unsigned long long)tracers, d->cfg.max_tracers_client,
+				d->cfg.max_tracers_user, (unsigned long long)tr_limit,
+				(unsigned long long)tr_access,
 				devices ? devices : "",
 				out + 1);
 			if (fclose(g)) {

@@ -32,6 +32,7 @@ for v in 1T5 -4K 99999999999T K 1023; do bad "--sim-mem=$v"; done
 for v in -4K 1Q 100 16T; do bad "--data-size=$v"; done
 for v in -1 12x; do bad "--mint-credit=$v"; done
 for v in 2 -3 x; do bad "--worker-ctl=$v"; done
+for v in -1 65537 3x; do bad "--max-tracers-per-client=$v"; bad "--max-tracers-per-user=$v"; done
 
 timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
 rc=$?
