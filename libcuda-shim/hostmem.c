@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -219,6 +220,39 @@ static void unregister_locked(const void *base, bool deferred)
 }
 
 /*
+ * Places to try for a shared region after the daemon found the address
+ * the kernel gave it taken in the daemon (HOSTMEM_REGISTER answers
+ * ALREADY_MAPPED: the daemon maps the region at our address, so that the
+ * device pointer is the host pointer, or nowhere). Both processes put their
+ * mappings near the top of the address space, the daemon large ones (a sim
+ * client's window is tens of GiB), so the next address down is likely
+ * taken too: try random ones between the device windows' start and where
+ * programs and their mappings usually live, never in our own window.
+ */
+#define SHARED_TRIES		16
+#define SHARED_HINT_LO		0x100200000000ULL	/* 2^44 + 8 GiB */
+#define SHARED_HINT_HI		0x500000000000ULL
+
+static void *shared_hint(size_t map_len)
+{
+	const uint64_t lo = shim.ring.params.va_base, hi = lo + shim.ring.params.va_size;
+	uint64_t v = 0, a;
+	int i;
+
+	if (map_len >= SHARED_HINT_HI - SHARED_HINT_LO)
+		return NULL;
+	for (i = 0; i < 8; i++) {
+		if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+			v = (uint64_t)(uintptr_t)&v * 0x9e3779b97f4a7c15ULL ^ (uint64_t)i << 40;
+		a = SHARED_HINT_LO + (v % (SHARED_HINT_HI - SHARED_HINT_LO - map_len));
+		a &= ~(uint64_t)(page_size() - 1);
+		if (a + map_len <= lo || a >= hi)
+			return (void *)(uintptr_t)a;
+	}
+	return NULL;
+}
+
+/*
  * Maps len bytes of a new memfd and registers it with the daemon. Returns
  * CUDA_ERROR_NOT_SUPPORTED when sharing is impossible here (the caller
  * falls back to ordinary memory), another error when memory ran out.
@@ -232,6 +266,7 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	struct axon_sqe *sqe;
 	uint64_t cookie, id, off;
 	size_t map_len;
+	unsigned int tries = 0;
 	CUresult r;
 	void *p;
 	int fd;
@@ -257,7 +292,9 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 		close(fd);
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
-	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+again:
+	p = mmap(tries ? shared_hint(map_len) : NULL, map_len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		close(fd);
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -274,13 +311,13 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 		munmap(p, map_len);
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
-	close(fd);
 	off = shim_data_alloc(sizeof(info), &id);
 	sqe = shim_sqe();
 	if (!sqe) {
 		shim_data_done(id);
 		shim_unlock();
 		pthread_mutex_unlock(&reg_lock);
+		close(fd);
 		munmap(p, map_len);
 		return shim_gone_error();
 	}
@@ -291,6 +328,15 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	r = shim_sync_op(sqe, &w);
 	memcpy(&info, shim.ring.data + off, sizeof(info));
 	shim_data_done(id);
+	if (r == CUDA_ERROR_ALREADY_MAPPED && ++tries < SHARED_TRIES) {
+		/* Taken in the daemon; it mapped nothing. Elsewhere. */
+		shim_unlock();
+		pthread_mutex_unlock(&reg_lock);
+		munmap(p, map_len);
+		memset(&w, 0, sizeof(w));	/* a waiter serves one op */
+		goto again;
+	}
+	close(fd);
 	if (r) {
 		/* It may be in the daemon's table (a failed registration with
 		 * the device): take it out before the address is reused. */

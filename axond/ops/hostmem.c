@@ -151,31 +151,54 @@ static int take_fd(struct client *c, uint64_t cookie)
 }
 
 /*
- * A memfd that cannot shrink, large enough, mapped read-write; or NULL.
- * Where the client's address is free in the daemon too, it is mapped there:
- * the device pointer then equals the host pointer in both processes, as
- * unified addressing promises for pinned memory (a kernel or cuMemcpy given
- * the host pointer works). Elsewhere when it is taken.
+ * A memfd that cannot shrink, large enough, mapped read-write at the
+ * client's own address base, into *map: 0, or the CUresult to answer.
+ *
+ * Only there: the device pointer then equals the host pointer in both
+ * processes, as unified addressing promises for pinned memory (a kernel
+ * or cuMemcpy given the host pointer works). Where the address is taken in
+ * the daemon the answer is ALREADY_MAPPED and nothing is mapped: the shim
+ * maps its memfd at another address and asks again. (The daemon once
+ * mapped it elsewhere and answered that address as the device pointer,
+ * telling the client where the daemon's memory lies.)
  */
-static unsigned char *map_memfd(int fd, size_t map_len, uint64_t hint)
+static int map_memfd(int fd, size_t map_len, uint64_t base, unsigned char **map)
 {
 	struct stat st;
 	int seals;
 	void *p;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < map_len)
-		return NULL;
+		return CUDA_ERROR_INVALID_VALUE;
 	/* Only memfds made with MFD_ALLOW_SEALING can carry F_SEAL_SHRINK:
 	 * this rejects every other file, and a shrink could SIGBUS us. */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return NULL;
-	p = mmap((void *)(uintptr_t)hint, map_len, PROT_READ | PROT_WRITE,
+		return CUDA_ERROR_INVALID_VALUE;
+	p = mmap((void *)(uintptr_t)base, map_len, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
-	/* Old kernels ignore the flag and may place it elsewhere: fine. */
 	if (p == MAP_FAILED)
-		p = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	return p == MAP_FAILED ? NULL : p;
+		return errno == EEXIST ? CUDA_ERROR_ALREADY_MAPPED :
+		       errno == ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+	/* Kernels before 4.17 take the flag for a hint and may place it
+	 * elsewhere: that is taken too, and not for the client to know. */
+	if (p != (void *)(uintptr_t)base) {
+		munmap(p, map_len);
+		return CUDA_ERROR_ALREADY_MAPPED;
+	}
+	*map = p;
+	return 0;
+}
+
+/* Does [base, base + len) overlap one of the client's regions? */
+static bool overlaps_region(const struct hostmem_table *t, uint64_t base, uint64_t len)
+{
+	const struct rangemap_entry *e;
+
+	if (rangemap_find(&t->regions, base))
+		return true;
+	e = rangemap_find_ge(&t->regions, base);
+	return e && e->base - base < len;
 }
 
 static void hostmem_free(struct axond *d, struct hostmem *h)
@@ -186,9 +209,25 @@ static void hostmem_free(struct axond *d, struct hostmem *h)
 	free(h);
 }
 
+/*
+ * The device address the client is told for the region's first byte: only
+ * the client's own address, where the device address equals it (unified
+ * addressing: the daemon's mapping is there, and the driver's device
+ * pointer of it is its host address). Otherwise 0, "no device pointer":
+ * the region still serves copies in place (hostmem_translate), and the
+ * shim answers cuMemHostGetDevicePointer and the pointer's DEVICE_POINTER
+ * attribute with INVALID_VALUE. Any other address would be the daemon's
+ * (or the driver's in the daemon) and tell the client where the daemon's
+ * memory lies.
+ */
+static uint64_t client_devptr(const struct hostmem *h)
+{
+	return h->devptr && h->devptr == h->base ? h->base : 0;
+}
+
 void hostmem_register_done(struct axond *d, struct hostmem *h, struct work *w, int32_t res)
 {
-	struct axon_hostmem_info info = { .devptr = res ? 0 : h->devptr };
+	struct axon_hostmem_info info = { .devptr = res ? 0 : client_devptr(h) };
 
 	/* The buffer is the client's until it sees the completion. */
 	memcpy(h->info, &info, sizeof(info));
@@ -245,10 +284,18 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	map_len = (a->arg1 + PAGE - 1) & ~(PAGE - 1);
-	map = map_memfd(fd, map_len, a->arg0);
-	close(fd);
-	if (!map)
+	/* Before mapping: the client's own region there is not "taken". */
+	if (overlaps_region(t, a->arg0, a->arg1)) {
+		close(fd);
+		o->res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 		return OP_COMPLETE;
+	}
+	ret = map_memfd(fd, map_len, a->arg0, &map);
+	close(fd);
+	if (ret) {
+		o->res = ret;
+		return OP_COMPLETE;
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		munmap(map, map_len);
@@ -262,10 +309,10 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 	h->flags = (unsigned int)a->arg2;
 	h->info = info;
 	/* Without a backend hook the daemon's mapping is what the device
-	 * reads (the sim); a backend that registers sets its own. Every
-	 * region gets one: with unified addressing CUDA maps all pinned
-	 * memory, DEVICEMAP or not. */
-	h->devptr = (uint64_t)(uintptr_t)map;
+	 * reads (the sim): the client's address. A backend that registers
+	 * sets its own. Every region gets one: with unified addressing CUDA
+	 * maps all pinned memory, DEVICEMAP or not. */
+	h->devptr = h->base;
 	ret = rangemap_insert(&t->regions, h->base, h->len, h, NULL);
 	if (ret) {
 		munmap(map, map_len);
@@ -276,7 +323,7 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 	}
 	t->bytes += h->len;
 	if (!o->d->backend->hostmem_register) {
-		struct axon_hostmem_info out = { .devptr = h->devptr };
+		struct axon_hostmem_info out = { .devptr = client_devptr(h) };
 
 		memcpy(info, &out, sizeof(out));
 		o->res = 0;

@@ -473,7 +473,9 @@ struct axon_cqe {
  *                  completion comes once copies and kernels (devptr) may
  *                  use it. Unix transport only (kernel transport:
  *                  NOT_SUPPORTED). Overlapping another region of the
- *                  client: HOST_MEMORY_ALREADY_REGISTERED.
+ *                  client: HOST_MEMORY_ALREADY_REGISTERED. The address
+ *                  taken in the daemon: ALREADY_MAPPED (nothing mapped;
+ *                  map the memfd elsewhere and register again).
  * HOSTMEM_UNREGISTER obj.arg0 the base of one of the client's regions;
  *                  deferrable. The region cannot be named from then on;
  *                  the daemon's mapping goes once work queued before it
@@ -606,9 +608,13 @@ struct axon_hostmem_fd {
 /**
  * struct axon_hostmem_info - written by AXON_OP_HOSTMEM_REGISTER into the
  * data-area buffer its SQE names, before its completion
- * @devptr:	the address kernels use for the region's first byte (its
- *		registered mapping in the daemon); every region has one, as
- *		CUDA maps all pinned memory under unified addressing
+ * @devptr:	the address kernels use for the region's first byte: the
+ *		client's own address (obj.arg0), where the daemon maps the
+ *		region too (unified addressing, as CUDA gives all pinned
+ *		memory; an address taken in the daemon fails the REGISTER
+ *		with ALREADY_MAPPED); 0 where the driver's device pointer
+ *		differs (no device pointer; copies still work). Never an
+ *		address of the daemon's own
  * @resv:	zero
  */
 struct axon_hostmem_info {
