@@ -16,6 +16,7 @@
 #include <linux/axon.h>
 
 #include "handles.h"
+#include "namemap.h"
 #include "rangemap.h"
 
 struct backend;
@@ -23,6 +24,7 @@ struct work;
 struct graph_client;
 struct vmm_phys;
 struct vmm_client;
+struct loader_client;
 struct mq_user;
 
 /* How an op is accounted in the stats (the brief's call classes). */
@@ -98,6 +100,7 @@ struct module {
 	bool dying;
 	struct ctx *ctx;
 	unsigned int nfuncs;	/* functions handed out, still live */
+	struct func *funcs;	/* those, linked by next_in_module */
 	void *backend_priv;
 };
 
@@ -109,6 +112,7 @@ struct func {
 	struct module *module;
 	struct axon_func_info info;
 	void *backend_priv;
+	struct func *next_in_module;
 };
 
 struct alloc {
@@ -201,6 +205,10 @@ struct client {
 	unsigned int ntracers;	/* tracers following this client */
 	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
 	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
+	/* Module loads in flight (loader.c), NULL until the first. */
+	struct loader_client *loader;
+	/* Its functions by (module, name) (ops/module.c; dispatcher). */
+	struct namemap funcs_by_name;
 	/* Objects the driver's private entry points returned for this
 	 * client (ops/private.c): the client only ever sees their index. */
 #define AXON_MAX_PRIV_OBJS 16
@@ -237,6 +245,13 @@ struct axond_config {
 	uint64_t mint_credit;
 	uint64_t max_client_mem;	/* device memory per client (0: the device's) */
 	uint64_t max_user_mem;		/* ...per uid, all its clients (0: the device's) */
+	/* Module images (imagelimits.h, loader.h): bytes of one image,
+	 * bytes one fatbin entry inflates to and its ratio, one client's
+	 * loads queued or running. */
+	uint64_t max_image;
+	uint64_t max_inflate;
+	uint64_t max_inflate_ratio;
+	unsigned int max_module_loads;
 	uint64_t va_base;	/* first client window */
 	uint64_t va_size;	/* bytes of device addresses per client */
 	unsigned int region_pool;	/* regions kept ready (pool.c) */
@@ -323,6 +338,8 @@ struct done_entry {
 };
 
 uint64_t axond_now_ns(void);
+/* work.c, any thread: hands e to the dispatcher's done queue. */
+void done_post(struct axond *d, struct done_entry *e);
 
 /* tables.c */
 void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *arg),

@@ -140,9 +140,25 @@ struct backend {
 	/* Back [addr, addr+len) of the client's window. */
 	int (*mem_map)(struct axond *d, struct client *c, uint64_t addr,
 		       uint64_t len);
-	int (*module_load)(struct axond *d, struct client *c, struct module *m,
-			   const void *image, size_t len, char *err,
-			   size_t errlen);
+	/*
+	 * Module loads, in steps (ops/module.c, loader.c). module_prepare,
+	 * on the dispatcher, makes *priv for a load into device dev (what
+	 * parsing needs of the daemon's state, looked up now). module_parse
+	 * runs on a loader thread: it turns image (len bytes, a private copy,
+	 * with a NUL after them) into priv, touching nothing shared but the
+	 * driver; one load of a client at a time. module_commit, on the
+	 * dispatcher, makes m live from priv (m->backend_priv; module
+	 * globals are minted here); on failure priv stays the caller's.
+	 * module_discard frees a priv never committed, on any thread (the
+	 * client may be gone). All but discard return a CUresult; parse and
+	 * commit say why in err.
+	 */
+	int (*module_prepare)(struct axond *d, struct client *c, int dev, void **priv);
+	int (*module_parse)(struct axond *d, struct client *c, void *priv,
+			    const void *image, size_t len, char *err, size_t errlen);
+	int (*module_commit)(struct axond *d, struct client *c, struct module *m,
+			     void *priv, char *err, size_t errlen);
+	void (*module_discard)(struct axond *d, struct client *c, void *priv);
 	void (*module_unload)(struct axond *d, struct client *c,
 			      struct module *m);
 	/* Returns a CUresult; fills f->info and f->backend_priv. */

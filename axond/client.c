@@ -25,6 +25,7 @@
 #include "backend.h"
 #include "devout.h"
 #include "graph.h"
+#include "loader.h"
 #include "ops/hostmem.h"
 #include "ops/ops.h"
 #include "memquota.h"
@@ -262,7 +263,10 @@ void client_free(struct client *c)
 	log_debug("client %llu destroyed", (unsigned long long)c->id);
 	/* Graphs first: their nodes name functions, modules and streams. */
 	graph_client_fini(d, c);
+	/* Module loads the client left before they finished (loader.h). */
+	loader_client_fini(d, c);
 	handle_table_for_each(&c->funcs, free_func, d);
+	namemap_destroy(&c->funcs_by_name);
 	handle_table_for_each(&c->modules, unload_module, arg);
 	handle_table_for_each(&c->events, free_event, d);
 	handle_table_for_each(&c->streams, free_stream, d);

@@ -26,6 +26,8 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "imagelimits.h"
+#include "loader.h"
 #include "backend.h"
 #include "ops/ops.h"
 #include "ops/hostmem.h"
@@ -79,6 +81,12 @@ static void usage(FILE *f)
 		"                         (default axon-admin if it exists; empty: none)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
 		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
+		"  --max-image=BYTES      bytes of one module image (default 256M)\n"
+		"  --max-inflate=BYTES    bytes one compressed fatbin entry may inflate to\n"
+		"                         (default 256M)\n"
+		"  --max-inflate-ratio=N  ...and times its compressed size (default 1024)\n"
+		"  --max-module-loads=N   module loads of one client queued or running at\n"
+		"                         once (default 4)\n"
 		"  --max-client-mem=BYTES device memory one client may hold (default 0:\n"
 		"                         the device's; K/M/G/T suffixes)\n"
 		"  --max-user-mem=BYTES   device memory all clients of one uid may hold\n"
@@ -142,6 +150,14 @@ enum {
 	OPT_ADMIN_GROUP,
 };
 
+/* Long options of module loads (imagelimits.h, loader.h). */
+enum {
+	OPT_MAX_IMAGE = 1300,
+	OPT_MAX_INFLATE,
+	OPT_MAX_INFLATE_RATIO,
+	OPT_MAX_MODULE_LOADS,
+};
+
 static int parse_args(struct axond *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,6 +181,10 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "mint-credit", required_argument, NULL, 'C' },
 		{ "max-client-mem", required_argument, NULL, OPT_MAX_CLIENT_MEM },
 		{ "max-user-mem", required_argument, NULL, OPT_MAX_USER_MEM },
+		{ "max-image", required_argument, NULL, OPT_MAX_IMAGE },
+		{ "max-inflate", required_argument, NULL, OPT_MAX_INFLATE },
+		{ "max-inflate-ratio", required_argument, NULL, OPT_MAX_INFLATE_RATIO },
+		{ "max-module-loads", required_argument, NULL, OPT_MAX_MODULE_LOADS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -191,6 +211,10 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->max_tracers_user = 64;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
+	cfg->max_image = AXOND_MAX_IMAGE_DEFAULT;
+	cfg->max_inflate = AXOND_MAX_INFLATE_DEFAULT;
+	cfg->max_inflate_ratio = AXOND_MAX_INFLATE_RATIO_DEFAULT;
+	cfg->max_module_loads = AXOND_MAX_MODULE_LOADS_DEFAULT;
 	cfg->region_pool = ~0U;	/* "default": decided once the backend is known */
 	cfg->isolation = NULL;	/* "default": decided once the backend is known */
 	cfg->worker_ctl = -1;
@@ -273,6 +297,28 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			break;
 		case OPT_MAX_USER_MEM:
 			if (parse_size(optarg, &cfg->max_user_mem))
+				goto bad;
+			break;
+		/* An image passes through the data area (AXON_MAX_DATA_SIZE). */
+		case OPT_MAX_IMAGE:
+			if (parse_size(optarg, &cfg->max_image) || !cfg->max_image ||
+			    cfg->max_image > AXON_MAX_DATA_SIZE)
+				goto bad;
+			break;
+		case OPT_MAX_INFLATE:
+			if (parse_size(optarg, &cfg->max_inflate) || !cfg->max_inflate)
+				goto bad;
+			break;
+		case OPT_MAX_INFLATE_RATIO: {
+			unsigned int r;
+
+			if (parse_uint(optarg, 1, 1U << 20, &r))
+				goto bad;
+			cfg->max_inflate_ratio = r;
+			break;
+		}
+		case OPT_MAX_MODULE_LOADS:
+			if (parse_uint(optarg, 1, 1024, &cfg->max_module_loads))
 				goto bad;
 			break;
 		case 'v': axond_verbose++; break;
@@ -715,6 +761,8 @@ int main(int argc, char **argv)
 		client_disconnect(d, d->clients);
 	kmod_detach(d);
 	region_pool_fini(d);
+	/* No load may run in the driver once the backend is gone. */
+	loader_stop(d);
 	d->backend->fini(d);
 	dispatch_done_queue(d);
 	if (restarting) {

@@ -73,6 +73,12 @@ static void done_push(struct axond *d, struct done_entry *e)
 		(void)!write(d->worker_fd, &one, sizeof(one));
 }
 
+/* Any thread: e runs on the dispatcher (loader.c's jobs come back so). */
+void done_post(struct axond *d, struct done_entry *e)
+{
+	done_push(d, e);
+}
+
 void work_done(struct axond *d, struct work *w, int32_t res)
 {
 	struct client *c = w->client;

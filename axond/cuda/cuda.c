@@ -136,6 +136,8 @@ struct dma_reg {
 
 struct cu_module {
 	CUmodule mod;
+	struct cu_gctx *g;	/* the client's context it is loaded in */
+	bool loaded;		/* mod is the driver's */
 	bool prints;		/* may printf: flush after its launches */
 	uint64_t *globals;	/* registered global addresses */
 	unsigned int nglobals, capglobals;
@@ -1576,48 +1578,92 @@ static int cuda_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64
 	return 0;
 }
 
-static int cuda_module_load(struct axond *d, struct client *c, struct module *m,
-			    const void *image, size_t len, char *err, size_t errlen)
+static int cuda_module_prepare(struct axond *d, struct client *c, int dev, void **priv)
 {
 	struct cu_module *cm = calloc(1, sizeof(*cm));
-	uint64_t t[4];
-	void *copy;
-	CUresult r;
 
 	(void)d;
 	if (!cm)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	/* The client can rewrite its data area at any time: load a copy,
-	 * NUL-terminated in case it is PTX text. */
-	copy = malloc(len + 1);
-	if (!copy) {
+	/* The client's context, joined on the dispatcher (client_gctx
+	 * changes the client's and the device's state); it lives as long
+	 * as the client, which the load holds. */
+	cm->g = client_gctx(c, dev);
+	if (!cm->g) {
 		free(cm);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	t[0] = prof_start();
-	memcpy(copy, image, len);
-	((char *)copy)[len] = 0;
-	cm->prints = cu_image_may_print(copy, len);
-	t[1] = prof_start();
-	/* In the client's context: loading flushes its printf output. */
-	r = cuda_enter(c, m->ctx->device);
-	t[2] = prof_start();
-	if (!r)
-		r = vd.cuModuleLoadData(&cm->mod, copy);
-	t[3] = prof_start();
-	cuda_leave();
-	free(copy);
-	if (exec_profiling)
-		log_info("profile: module load, %zu bytes: copy %.1f us, enter %.1f us, driver %.1f us, leave %.1f us",
-			 len, (double)(t[1] - t[0]) / 1e3, (double)(t[2] - t[1]) / 1e3,
-			 (double)(t[3] - t[2]) / 1e3, (double)(prof_start() - t[3]) / 1e3);
+	*priv = cm;
+	return 0;
+}
+
+/*
+ * A loader thread, with the client's context made current here and given
+ * back after (as cuda_enter/cuda_leave do on the dispatcher, without the
+ * join). The image is the loader's private NUL-terminated copy.
+ */
+static int cuda_module_parse(struct axond *d, struct client *c, void *priv,
+			     const void *image, size_t len, char *err, size_t errlen)
+{
+	struct cu_module *cm = priv;
+	uint64_t t[3];
+	CUresult r;
+
+	(void)d;
+	cm->prints = cu_image_may_print(image, len);
+	r = (CUresult)atomic_load(&cm->g->poison);
 	if (r) {
-		snprintf(err, errlen, "cuModuleLoadData: %s", vendor_err(r));
-		free(cm);
+		snprintf(err, errlen, "the client's context is poisoned: %s", vendor_err(r));
 		return r;
 	}
-	m->backend_priv = cm;
+	t[0] = prof_start();
+	/* In the client's context: loading flushes its printf output. */
+	set_current(cm->g->ctx);
+	cu_devout_sink(c);
+	t[1] = prof_start();
+	r = vd.cuModuleLoadData(&cm->mod, image);
+	t[2] = prof_start();
+	cuda_leave();
+	if (exec_profiling)
+		log_info("profile: module load, %zu bytes: enter %.1f us, driver %.1f us, leave %.1f us",
+			 len, (double)(t[1] - t[0]) / 1e3, (double)(t[2] - t[1]) / 1e3,
+			 (double)(prof_start() - t[2]) / 1e3);
+	if (r) {
+		snprintf(err, errlen, "cuModuleLoadData: %s", vendor_err(r));
+		return r;
+	}
+	cm->loaded = true;
 	return 0;
+}
+
+static int cuda_module_commit(struct axond *d, struct client *c, struct module *m,
+			      void *priv, char *err, size_t errlen)
+{
+	(void)d;
+	(void)c;
+	(void)err;
+	(void)errlen;
+	m->backend_priv = priv;
+	return 0;
+}
+
+/* A load never committed: unloaded as cuda_module_unload would. */
+static void cuda_module_discard(struct axond *d, struct client *c, void *priv)
+{
+	struct cu_module *cm = priv;
+
+	(void)d;
+	if (!cm)
+		return;
+	/* A client gone in context mode: its context's destruction unloads
+	 * it; a poisoned context refuses calls. */
+	if (cm->loaded && !atomic_load(&cm->g->poison) && !(c->dead && !cm->g->shared)) {
+		set_current(cm->g->ctx);
+		cu_devout_sink(c->dead ? NULL : c);
+		vd.cuModuleUnload(cm->mod);
+		cuda_leave();
+	}
+	free(cm);
 }
 
 static void cuda_module_unload(struct axond *d, struct client *c, struct module *m)
@@ -1927,7 +1973,10 @@ const struct backend cuda_backend = {
 	.phys_free = cuda_phys_free,
 	.phys_map = cuda_phys_map,
 	.phys_unmap = cuda_phys_unmap,
-	.module_load = cuda_module_load,
+	.module_prepare = cuda_module_prepare,
+	.module_parse = cuda_module_parse,
+	.module_commit = cuda_module_commit,
+	.module_discard = cuda_module_discard,
 	.module_unload = cuda_module_unload,
 	.module_get_func = cuda_module_get_func,
 	.module_get_global = cuda_module_get_global,

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * Modules and their functions and globals. The image arrives in the data
- * area; the backend parses and keeps what it needs. Unloading waits for
- * launches already queued.
+ * area; a loader thread copies it and the backend parses and keeps what it
+ * needs (op_module_load). Functions are found by (module, name) in the
+ * client's hash. Unloading waits for launches already queued.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cuda.h>
 #include "ops.h"
+#include "../imagelimits.h"
+#include "../loader.h"
 
 static const char *data_name(struct client *c, const struct axon_sqe *sqe,
 			     char *buf, size_t buflen)
@@ -26,80 +31,184 @@ static const char *data_name(struct client *c, const struct axon_sqe *sqe,
 	return buf;
 }
 
+/*
+ * MODULE_LOAD runs in three steps so the dispatcher never does the heavy
+ * part: here the request is checked and the backend prepares; a loader
+ * thread (loader.c) copies the image out of the data area, checks its
+ * decompression bounds and has the backend parse and load it; back on the
+ * dispatcher load_finish() commits the module (globals, handle) and posts
+ * the completion. The module gets its handle only then, so no op of the
+ * client can reach a module half loaded.
+ */
+struct module_load {
+	struct loader_job job;	/* first: the loader's view */
+	uint64_t ctx_handle;
+	uint64_t user_data, t_start;
+	uint32_t off, len;	/* the image in the data area */
+	void *priv;		/* the backend's, until committed */
+	int32_t res;		/* of the loader's part */
+	char err[256];
+};
+
+static void load_run(struct axond *d, struct loader_job *j)
+{
+	struct module_load *ml = (struct module_load *)j;
+	struct client *c = j->c;
+	const struct image_limits lim = {
+		.max_inflate = d->cfg.max_inflate,
+		.max_ratio = d->cfg.max_inflate_ratio,
+	};
+	const void *image = data_range(c, ml->off, ml->len);
+	unsigned char *copy;
+
+	/* Parse a private copy: the client can rewrite its data area while
+	 * we read it, and a parser must never see bytes change under it.
+	 * NUL-terminated in case it is PTX text. */
+	copy = image ? malloc((size_t)ml->len + 1) : NULL;
+	if (!copy) {
+		ml->res = image ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+		snprintf(ml->err, sizeof(ml->err), "no memory to copy an image of %u bytes",
+			 ml->len);
+		return;
+	}
+	memcpy(copy, image, ml->len);
+	copy[ml->len] = 0;
+	if (image_check_limits(copy, ml->len, &lim, ml->err, sizeof(ml->err)))
+		ml->res = CUDA_ERROR_INVALID_IMAGE;
+	else
+		ml->res = d->backend->module_parse(d, c, ml->priv, copy, ml->len,
+						   ml->err, sizeof(ml->err));
+	free(copy);
+}
+
+/* The client left before the load finished (client_free). */
+static void load_drop(struct axond *d, struct client *c, struct loader_job *j)
+{
+	struct module_load *ml = (struct module_load *)j;
+
+	d->backend->module_discard(d, c, ml->priv);
+	free(ml);
+}
+
+static void load_finish(struct axond *d, struct client *c, struct loader_job *j)
+{
+	struct module_load *ml = (struct module_load *)j;
+	struct ctx *ctx = ctx_lookup(c, ml->ctx_handle);
+	struct module *m = NULL;
+	int32_t res = ml->res;
+
+	/* Destroyed while its module loaded: nothing to load into. */
+	if (!res && !ctx) {
+		res = CUDA_ERROR_INVALID_CONTEXT;
+		snprintf(ml->err, sizeof(ml->err), "its context was destroyed");
+	}
+	if (!res) {
+		m = calloc(1, sizeof(*m));
+		if (!m) {
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+			snprintf(ml->err, sizeof(ml->err), "out of memory");
+		}
+	}
+	if (!res) {
+		m->ctx = ctx;
+		res = d->backend->module_commit(d, c, m, ml->priv, ml->err, sizeof(ml->err));
+		if (!res) {
+			ml->priv = NULL;	/* the module's now */
+			if (handle_alloc(&c->modules, AXON_HANDLE_MODULE, m, &m->handle)) {
+				d->backend->module_unload(d, c, m);
+				res = CUDA_ERROR_OUT_OF_MEMORY;
+				snprintf(ml->err, sizeof(ml->err), "too many modules (%u)",
+					 handle_count(&c->modules, 0));
+			}
+		}
+	}
+	if (res) {
+		log_info("client %llu (%s): module load failed: %s",
+			 (unsigned long long)c->id, c->comm, ml->err);
+		free(m);
+		m = NULL;
+		if (ml->priv)
+			d->backend->module_discard(d, c, ml->priv);
+	}
+	dispatch_complete(d, c, NULL, ml->user_data, AXON_OP_MODULE_LOAD, res,
+			  m ? m->handle : 0, 0, ml->t_start);
+	dispatch_wake_client(d, c);
+	free(ml);
+}
+
 enum op_status op_module_load(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct ctx *ctx = ctx_lookup(c, o->sqe->obj.handle);
-	const void *image = data_range(c, o->sqe->obj.data_off, o->sqe->obj.data_len);
-	struct module *m;
-	char err[256] = "";
-	void *copy;
+	uint32_t len = o->sqe->obj.data_len;
+	struct module_load *ml;
 	int ret;
 
 	if (!ctx) {
 		o->res = CUDA_ERROR_INVALID_CONTEXT;
 		return OP_COMPLETE;
 	}
-	if (!image || !o->sqe->obj.data_len) {
+	if (!len || !data_range(c, o->sqe->obj.data_off, len)) {
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
+	if (len > o->d->cfg.max_image) {
+		log_info("client %llu (%s): module image of %u bytes refused: over the limit of %llu (axond --max-image)",
+			 (unsigned long long)c->id, c->comm, len,
+			 (unsigned long long)o->d->cfg.max_image);
+		o->res = CUDA_ERROR_INVALID_VALUE;
+		return OP_COMPLETE;
+	}
+	ml = calloc(1, sizeof(*ml));
+	if (!ml) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	m->ctx = ctx;
-	/* Parse a private copy: the client can rewrite its data area while we
-	 * read it, and a parser must never see bytes change under it. */
-	copy = malloc(o->sqe->obj.data_len);
-	if (!copy) {
-		free(m);
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
-	memcpy(copy, image, o->sqe->obj.data_len);
-	ret = o->d->backend->module_load(o->d, c, m, copy, o->sqe->obj.data_len,
-					 err, sizeof(err));
-	free(copy);
+	ml->ctx_handle = ctx->handle;
+	ml->user_data = o->sqe->user_data;
+	ml->t_start = o->t_start;
+	ml->off = o->sqe->obj.data_off;
+	ml->len = len;
+	ml->job.run = load_run;
+	ml->job.finish = load_finish;
+	ml->job.drop = load_drop;
+	ret = o->d->backend->module_prepare(o->d, c, ctx->device, &ml->priv);
 	if (ret) {
-		log_info("client %llu (%s): module load failed: %s",
-			 (unsigned long long)c->id, c->comm, err);
-		free(m);
+		free(ml);
 		o->res = ret;
 		return OP_COMPLETE;
 	}
-	if (handle_alloc(&c->modules, AXON_HANDLE_MODULE, m, &m->handle)) {
-		o->d->backend->module_unload(o->d, c, m);
-		free(m);
+	ret = loader_submit(o->d, c, &ml->job);
+	if (ret) {
+		if (ret == -EBUSY)
+			log_info("client %llu (%s): module load refused: %u loads in flight already (axond --max-module-loads)",
+				 (unsigned long long)c->id, c->comm, loader_pending(c));
+		else
+			log_err("client %llu (%s): module load: %s",
+				(unsigned long long)c->id, c->comm,
+				ret == -EAGAIN ? "no loader thread could start" : "out of memory");
+		o->d->backend->module_discard(o->d, c, ml->priv);
+		free(ml);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	o->aux[0] = m->handle;
-	return OP_COMPLETE;
-}
-
-static void free_func_of(void *obj, void *arg)
-{
-	struct func *f = obj;
-	struct axond *d = ((void **)arg)[0];
-	struct client *c = ((void **)arg)[1];
-	struct module *m = ((void **)arg)[2];
-
-	if (f->module != m)
-		return;
-	handle_free(&c->funcs, f->handle, AXON_HANDLE_FUNC);
-	d->backend->func_free(d, f);
-	free(f->name);
-	free(f);
+	return OP_QUEUED;
 }
 
 static void module_release(struct axond *d, struct client *c, void *obj)
 {
 	struct module *m = obj;
-	void *arg[3] = { d, c, m };
 
-	handle_table_for_each(&c->funcs, free_func_of, arg);
+	while (m->funcs) {
+		struct func *f = m->funcs;
+
+		m->funcs = f->next_in_module;
+		namemap_remove(&c->funcs_by_name, (uintptr_t)m, f->name);
+		handle_free(&c->funcs, f->handle, AXON_HANDLE_FUNC);
+		d->backend->func_free(d, f);
+		free(f->name);
+		free(f);
+	}
 	d->backend->module_unload(d, c, m);
 	handle_free(&c->modules, m->handle, AXON_HANDLE_MODULE);
 	free(m);
@@ -131,27 +240,11 @@ enum op_status op_module_unload(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-struct find_func {
-	struct module *m;
-	const char *name;
-	struct func *found;
-};
-
-static void match_func(void *obj, void *arg)
-{
-	struct find_func *ff = arg;
-	struct func *f = obj;
-
-	if (!ff->found && f->module == ff->m && !strcmp(f->name, ff->name))
-		ff->found = f;
-}
-
 enum op_status op_module_get_func(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct module *m = module_lookup(c, o->sqe->obj.handle);
 	char name[AXON_MAX_NAME];
-	struct find_func ff = { .m = m };
 	struct axon_func_info *out;
 	struct func *f;
 	int ret;
@@ -166,11 +259,11 @@ enum op_status op_module_get_func(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	out = data_range(c, o->sqe->obj.data_off, sizeof(*out));
-	ff.name = name;
-	handle_table_for_each(&c->funcs, match_func, &ff);
-	if (ff.found) {
-		memcpy(out, &ff.found->info, sizeof(*out));
-		o->aux[0] = ff.found->handle;
+	/* By hash: a client with many functions makes no lookup slow. */
+	f = namemap_find(&c->funcs_by_name, (uintptr_t)m, name);
+	if (f) {
+		memcpy(out, &f->info, sizeof(*out));
+		o->aux[0] = f->handle;
 		return OP_COMPLETE;
 	}
 	f = calloc(1, sizeof(*f));
@@ -184,6 +277,10 @@ enum op_status op_module_get_func(struct op_ctx *o)
 		      : CUDA_ERROR_OUT_OF_MEMORY;
 	if (!ret && handle_alloc(&c->funcs, AXON_HANDLE_FUNC, f, &f->handle))
 		ret = CUDA_ERROR_OUT_OF_MEMORY;
+	if (!ret && namemap_insert(&c->funcs_by_name, (uintptr_t)m, f->name, f)) {
+		handle_free(&c->funcs, f->handle, AXON_HANDLE_FUNC);
+		ret = CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	if (ret) {
 		if (f->backend_priv)
 			o->d->backend->func_free(o->d, f);
@@ -192,6 +289,8 @@ enum op_status op_module_get_func(struct op_ctx *o)
 		o->res = ret;
 		return OP_COMPLETE;
 	}
+	f->next_in_module = m->funcs;
+	m->funcs = f;
 	memcpy(out, &f->info, sizeof(*out));
 	o->aux[0] = f->handle;
 	return OP_COMPLETE;

@@ -54,6 +54,7 @@ struct sim_global {
 struct sim_module {
 	struct sim_image *img;
 	struct sim_global *globals;	/* img->nglobals */
+	struct namemap globals_by_name;	/* name -> its globals[] */
 };
 
 struct sim_func {
@@ -371,18 +372,41 @@ static void unmint_global(struct axond *d, struct client *c, const struct sim_gl
 	client_unmint_daemon(d, c, g->addr);
 }
 
-static int sim_module_load(struct axond *d, struct client *c, struct module *m,
-			   const void *image, size_t len, char *err, size_t errlen)
+static int sim_module_prepare(struct axond *d, struct client *c, int dev, void **priv)
 {
-	struct sim_module *sm = calloc(1, sizeof(*sm));
-	size_t i = 0;
+	(void)d;
+	(void)c;
+	(void)dev;
+	*priv = calloc(1, sizeof(struct sim_module));
+	return *priv ? 0 : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static void sim_module_discard(struct axond *d, struct client *c, void *priv)
+{
+	struct sim_module *sm = priv;
+
+	(void)d;
+	(void)c;
+	if (!sm)
+		return;
+	namemap_destroy(&sm->globals_by_name);
+	sim_image_free(sm->img);
+	free(sm->globals);
+	free(sm);
+}
+
+/* A loader thread: sm and the image are this load's alone. */
+static int sim_module_parse(struct axond *d, struct client *c, void *priv,
+			    const void *image, size_t len, char *err, size_t errlen)
+{
+	struct sim_module *sm = priv;
+	size_t i;
 	int ret;
 
-	if (!sm)
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	(void)d;
+	(void)c;
 	ret = sim_image_parse(image, len, &sm->img, err, errlen);
 	if (ret) {
-		free(sm);
 		if (ret == -ENOMEM)
 			return CUDA_ERROR_OUT_OF_MEMORY;
 		/* No code a 9.0 device runs: what the driver says for it. */
@@ -391,8 +415,28 @@ static int sim_module_load(struct axond *d, struct client *c, struct module *m,
 	sm->globals = calloc(sm->img->nglobals ? sm->img->nglobals : 1,
 			     sizeof(*sm->globals));
 	if (!sm->globals)
-		goto err_oom;
-	/* Globals live in the client's window, minted by the daemon. */
+		goto oom;
+	/* Globals by name; of two with one name (static in two units) the
+	 * first is the one found, as sim_image_find_global says. */
+	for (i = 0; i < sm->img->nglobals; i++) {
+		ret = namemap_insert(&sm->globals_by_name, 0, sm->img->globals[i].name,
+				     &sm->globals[i]);
+		if (ret && ret != -EEXIST)
+			goto oom;
+	}
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+/* The dispatcher: globals live in the client's window, minted by it. */
+static int sim_module_commit(struct axond *d, struct client *c, struct module *m,
+			     void *priv, char *err, size_t errlen)
+{
+	struct sim_module *sm = priv;
+	size_t i;
+
 	for (i = 0; i < sm->img->nglobals; i++) {
 		const struct sim_global_desc *g = &sm->img->globals[i];
 		uint64_t size = g->size ? g->size : 1;
@@ -413,9 +457,6 @@ err_oom:
 	snprintf(err, errlen, "out of device memory for module globals");
 	while (i--)
 		unmint_global(d, c, &sm->globals[i]);
-	free(sm->globals);
-	sim_image_free(sm->img);
-	free(sm);
 	return CUDA_ERROR_OUT_OF_MEMORY;
 }
 
@@ -428,9 +469,7 @@ static void sim_module_unload(struct axond *d, struct client *c, struct module *
 		return;
 	for (i = 0; i < sm->img->nglobals; i++)
 		unmint_global(d, c, &sm->globals[i]);
-	free(sm->globals);
-	sim_image_free(sm->img);
-	free(sm);
+	sim_module_discard(d, c, sm);
 	m->backend_priv = NULL;
 }
 
@@ -506,18 +545,15 @@ static int sim_module_get_global(struct axond *d, struct client *c, struct modul
 				 const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct sim_module *sm = m->backend_priv;
-	size_t i;
+	struct sim_global *g = namemap_find(&sm->globals_by_name, 0, name);
 
 	(void)d;
 	(void)c;
-	for (i = 0; i < sm->img->nglobals; i++) {
-		if (!strcmp(sm->img->globals[i].name, name)) {
-			*addr = sm->globals[i].addr;
-			*size = sm->globals[i].size;
-			return 0;
-		}
-	}
-	return CUDA_ERROR_NOT_FOUND;
+	if (!g)
+		return CUDA_ERROR_NOT_FOUND;
+	*addr = g->addr;
+	*size = g->size;
+	return 0;
 }
 
 static int sim_func_get_attr(struct axond *d, struct func *f, int attr, int64_t *value)
@@ -589,7 +625,10 @@ const struct backend sim_backend = {
 	.phys_map = sim_phys_map,
 	.phys_unmap = sim_phys_unmap,
 	.mem_map = sim_mem_map,
-	.module_load = sim_module_load,
+	.module_prepare = sim_module_prepare,
+	.module_parse = sim_module_parse,
+	.module_commit = sim_module_commit,
+	.module_discard = sim_module_discard,
 	.module_unload = sim_module_unload,
 	.module_get_func = sim_module_get_func,
 	.module_get_global = sim_module_get_global,
