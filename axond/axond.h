@@ -241,6 +241,8 @@ struct axond_config {
 	unsigned int max_tracers_user;
 	/* Administrators' group (access.c); NULL: the default, "": none. */
 	const char *admin_group;
+	unsigned int max_clients_per_user;
+	unsigned int max_pending_per_user;	/* connections before their hello */
 	uint64_t default_data_size;
 	uint64_t mint_credit;
 	uint64_t max_client_mem;	/* device memory per client (0: the device's) */
@@ -303,6 +305,8 @@ struct axond {
 
 	uint64_t total_ops;
 	uint64_t total_clients;
+	uint64_t pending_refused;	/* connections over a user's pending share */
+	uint64_t clients_refused_user;	/* hellos over a user's client share */
 	bool stop;
 	/* Set from any thread (axond_request_restart): the device's driver
 	 * cannot serve this process any more; the loop ends and axond
@@ -411,7 +415,7 @@ void server_accept(struct axond *d);
 int server_adopt(struct axond *d, int fd);
 unsigned int server_npending(void);
 int server_expire(struct axond *d);
-void server_hello(struct axond *d, int fd);
+void server_hello(struct axond *d, uint64_t tag);
 int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w);
 void server_close(struct axond *d);
 /* Keep the listening socket open for the process a restart execs. */

@@ -349,11 +349,31 @@ struct client *client_alloc(struct axond *d)
  * device-address window, the backend's state, the first minting credit,
  * and its place in the daemon's list. Fills the geometry the client gets.
  */
+/* Clients of uid connected now (a share of --max-clients per user). */
+static unsigned int clients_of_user(const struct axond *d, uid_t uid)
+{
+	const struct client *c;
+	unsigned int n = 0;
+
+	for (c = d->clients; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
 int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 {
 	uint64_t credit, total, taken, avail, slot_base;
 	int ret;
 
+	/* One user cannot take every client slot from the others. */
+	if (clients_of_user(d, c->uid) >= d->cfg.max_clients_per_user) {
+		d->clients_refused_user++;
+		w->status = -EBUSY;
+		snprintf(w->message, sizeof(w->message),
+			 "too many clients of uid %u (--max-clients-per-user=%u)",
+			 (unsigned int)c->uid, d->cfg.max_clients_per_user);
+		return -EBUSY;
+	}
 	/* A window of the bounded set (vaslot.c), back once c is freed. */
 	ret = vaslot_take(d, c);
 	if (ret) {

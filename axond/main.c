@@ -79,6 +79,9 @@ static void usage(FILE *f)
 		"  --admin-group=NAME     its members may trace, and see in the stats, every\n"
 		"                         user's clients, as root and axond's uid may\n"
 		"                         (default axon-admin if it exists; empty: none)\n"
+		"  --max-clients-per-user=N  clients of one uid at once (default 256)\n"
+		"  --max-pending-per-user=N  connections of one uid that have not said\n"
+		"                         hello yet (default 32; all users: 256)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
 		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
 		"  --max-image=BYTES      bytes of one module image (default 256M)\n"
@@ -136,10 +139,10 @@ static int parse_uint(const char *s, unsigned long min, unsigned long max, unsig
 	return 0;
 }
 
-/* Long options of the device-memory quotas (memquota.c). */
+/* Long options without a short letter. */
 enum {
-	OPT_MAX_CLIENT_MEM = 1200,
-	OPT_MAX_USER_MEM,
+	OPT_MAX_CLIENTS_PER_USER = 1000,
+	OPT_MAX_PENDING_PER_USER,
 };
 
 /* Long options of the tracer limits and the access policy (trace.c,
@@ -148,6 +151,12 @@ enum {
 	OPT_MAX_TRACERS_PER_CLIENT = 1100,
 	OPT_MAX_TRACERS_PER_USER,
 	OPT_ADMIN_GROUP,
+};
+
+/* Long options of the device-memory quotas (memquota.c). */
+enum {
+	OPT_MAX_CLIENT_MEM = 1200,
+	OPT_MAX_USER_MEM,
 };
 
 /* Long options of module loads (imagelimits.h, loader.h). */
@@ -177,6 +186,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "max-tracers-per-client", required_argument, NULL, OPT_MAX_TRACERS_PER_CLIENT },
 		{ "max-tracers-per-user", required_argument, NULL, OPT_MAX_TRACERS_PER_USER },
 		{ "admin-group", required_argument, NULL, OPT_ADMIN_GROUP },
+		{ "max-clients-per-user", required_argument, NULL, OPT_MAX_CLIENTS_PER_USER },
+		{ "max-pending-per-user", required_argument, NULL, OPT_MAX_PENDING_PER_USER },
 		{ "data-size", required_argument, NULL, 'D' },
 		{ "mint-credit", required_argument, NULL, 'C' },
 		{ "max-client-mem", required_argument, NULL, OPT_MAX_CLIENT_MEM },
@@ -209,6 +220,8 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->max_clients = 1024;
 	cfg->max_tracers_client = 16;
 	cfg->max_tracers_user = 64;
+	cfg->max_clients_per_user = 256;
+	cfg->max_pending_per_user = 32;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
 	cfg->max_image = AXOND_MAX_IMAGE_DEFAULT;
@@ -281,6 +294,14 @@ static int parse_args(struct axond *d, int argc, char **argv)
 				goto bad;
 			break;
 		case OPT_ADMIN_GROUP: cfg->admin_group = optarg; break;
+		case OPT_MAX_CLIENTS_PER_USER:
+			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_clients_per_user))
+				goto bad;
+			break;
+		case OPT_MAX_PENDING_PER_USER:
+			if (parse_uint(optarg, 1, 256, &cfg->max_pending_per_user))
+				goto bad;
+			break;
 		case 'D':
 			if (parse_size(optarg, &v) || v < 4096 || v > AXON_MAX_DATA_SIZE)
 				goto bad;
@@ -447,7 +468,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 	} else if (tag == EV_CTL) {
 		worker_ctl_event(d);
 	} else if (tag & EV_PENDING) {
-		server_hello(d, (int)(tag & 0xffffffffu));
+		server_hello(d, tag);
 	} else if (tag & EV_TRACER_BIT) {
 		/* Tracers only listen; anything else means they left. */
 		trace_hangup(d, tag);

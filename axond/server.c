@@ -122,27 +122,113 @@ void server_close(struct axond *d)
 
 /*
  * Connections that have not said hello yet. Each must within
- * HELLO_DEADLINE_NS or is closed, and at most MAX_PENDING wait at once, so
- * silent connections cannot pile up and eat the daemon's descriptors.
+ * HELLO_DEADLINE_NS or is closed, at most MAX_PENDING wait at once and at
+ * most cfg.max_pending_per_user of one user, so silent connections can
+ * neither eat the daemon's descriptors nor lock other users out.
+ *
+ * A pending connection is a slot, and its epoll event names the slot and the
+ * slot's generation, never the bare descriptor: a connection closed while
+ * events for it wait in the same epoll batch (shed for a new one, expired)
+ * leaves a stale event behind, and the descriptor number may by then belong
+ * to something else (a client's pinned-memory memfd received a moment
+ * later). The generation moves on every drop, so such an event is seen to be
+ * stale and ignored.
  */
 #define HELLO_DEADLINE_NS	(2ULL * 1000 * 1000 * 1000)
 #define MAX_PENDING		256
 
 struct pending {
-	int fd;
+	int fd;			/* -1: the slot is free */
+	uid_t uid;		/* SO_PEERCRED at accept */
+	uint32_t gen;
 	uint64_t deadline;
 };
 
 static struct pending pending[MAX_PENDING];
 static unsigned int npending;
+static bool pending_ready;
 static int spare_fd = -1;	/* given up to accept-and-close at EMFILE */
 
-static void pending_drop(struct axond *d, unsigned int i, bool close_it)
+static void pending_init(void)
 {
-	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, pending[i].fd, NULL);
+	unsigned int i;
+
+	if (pending_ready)
+		return;
+	for (i = 0; i < MAX_PENDING; i++)
+		pending[i].fd = -1;
+	pending_ready = true;
+}
+
+static uint64_t pending_tag(unsigned int slot)
+{
+	return EV_PENDING | (uint64_t)pending[slot].gen << 16 | slot;
+}
+
+/* The slot a pending event names, or -1 when the event is stale. */
+static int pending_slot(uint64_t tag)
+{
+	unsigned int slot = (unsigned int)(tag & 0xffff);
+
+	if (slot >= MAX_PENDING || pending[slot].fd < 0 ||
+	    pending[slot].gen != (uint32_t)(tag >> 16))
+		return -1;
+	return (int)slot;
+}
+
+static void pending_drop(struct axond *d, unsigned int slot, bool close_it)
+{
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, pending[slot].fd, NULL);
 	if (close_it)
-		close(pending[i].fd);
-	pending[i] = pending[--npending];
+		close(pending[slot].fd);
+	pending[slot].fd = -1;
+	pending[slot].gen++;
+	npending--;
+}
+
+static unsigned int pending_of_user(uid_t uid)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending[i].fd >= 0 && pending[i].uid == uid)
+			n++;
+	return n;
+}
+
+/* The oldest pending connection, of uid only when only_uid; -1: none. */
+static int pending_oldest(bool only_uid, uid_t uid)
+{
+	int i, oldest = -1;
+
+	for (i = 0; i < MAX_PENDING; i++) {
+		if (pending[i].fd < 0 || (only_uid && pending[i].uid != uid))
+			continue;
+		if (oldest < 0 || pending[i].deadline < pending[oldest].deadline)
+			oldest = i;
+	}
+	return oldest;
+}
+
+/* The user with the most pending connections (they give way first). */
+static uid_t pending_top_user(unsigned int *count)
+{
+	unsigned int i, best = 0;
+	uid_t top = 0;
+
+	for (i = 0; i < MAX_PENDING; i++) {
+		unsigned int n;
+
+		if (pending[i].fd < 0)
+			continue;
+		n = pending_of_user(pending[i].uid);
+		if (n > best) {
+			best = n;
+			top = pending[i].uid;
+		}
+	}
+	*count = best;
+	return top;
 }
 
 /*
@@ -155,14 +241,11 @@ static void shed_one(struct axond *d)
 {
 	static uint64_t last_log;
 	uint64_t now = axond_now_ns();
-	unsigned int i, oldest = 0;
+	int oldest = pending_oldest(false, 0);
 	int fd;
 
-	if (npending) {
-		for (i = 1; i < npending; i++)
-			if (pending[i].deadline < pending[oldest].deadline)
-				oldest = i;
-		pending_drop(d, oldest, true);
+	if (oldest >= 0) {
+		pending_drop(d, (unsigned int)oldest, true);
 		return;
 	}
 
@@ -181,6 +264,32 @@ static void shed_one(struct axond *d)
 }
 
 /*
+ * Room for one more pending connection of uid: 0, or -EBUSY when uid has
+ * its share already. When all slots are taken, the user holding the most
+ * gives up its oldest, so one user's silent connections never keep another
+ * user out.
+ */
+static int pending_make_room(struct axond *d, uid_t uid)
+{
+	unsigned int mine = pending_of_user(uid), top_count;
+	uid_t top;
+	int victim;
+
+	if (mine >= d->cfg.max_pending_per_user)
+		return -EBUSY;
+	if (npending < MAX_PENDING)
+		return 0;
+	top = pending_top_user(&top_count);
+	if (top_count <= mine + 1 && top != uid)
+		return -EBUSY;	/* shares are even: the newcomer waits */
+	victim = pending_oldest(true, top);
+	if (victim < 0)
+		return -EBUSY;
+	pending_drop(d, (unsigned int)victim, true);
+	return 0;
+}
+
+/*
  * A connection whose hello is still to be read joins the pending ones;
  * takes fd (closes it on failure). Accepted here, or handed over by the
  * supervisor to a worker process (worker.c).
@@ -188,21 +297,43 @@ static void shed_one(struct axond *d)
 int server_adopt(struct axond *d, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	struct ucred cred = { .uid = (uid_t)-1 };
+	socklen_t clen = sizeof(cred);
+	unsigned int slot;
+	int ret;
 
-	if (npending == MAX_PENDING) {
-		close(fd);	/* too many silent peers already */
-		return -EBUSY;
+	pending_init();
+	/* A peer whose credentials cannot be read counts as one user. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
+		cred.uid = (uid_t)-1;
+	ret = pending_make_room(d, cred.uid);
+	if (ret) {
+		static uint64_t last_log;
+		uint64_t now = axond_now_ns();
+
+		if (now - last_log > 1000000000ULL) {
+			log_warn("uid %u has %u connections that have not said hello: refusing more",
+				 (unsigned int)cred.uid, pending_of_user(cred.uid));
+			last_log = now;
+		}
+		d->pending_refused++;
+		close(fd);
+		return ret;
 	}
-	ev.data.u64 = EV_PENDING | (uint64_t)fd;
+	for (slot = 0; pending[slot].fd >= 0; slot++)
+		;
+	pending[slot].fd = fd;
+	ev.data.u64 = pending_tag(slot);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		int e = errno;
 
+		pending[slot].fd = -1;
 		close(fd);
 		return -e;
 	}
-	pending[npending].fd = fd;
-	pending[npending].deadline = axond_now_ns() + HELLO_DEADLINE_NS;
+	pending[slot].uid = cred.uid;
+	pending[slot].deadline = axond_now_ns() + HELLO_DEADLINE_NS;
 	npending++;
 	return 0;
 }
@@ -234,16 +365,17 @@ unsigned int server_npending(void)
 int server_expire(struct axond *d)
 {
 	uint64_t now = axond_now_ns(), next = UINT64_MAX;
-	unsigned int i = 0;
+	unsigned int i;
 
-	while (i < npending) {
+	for (i = 0; npending && i < MAX_PENDING; i++) {
+		if (pending[i].fd < 0)
+			continue;
 		if (pending[i].deadline <= now) {
 			pending_drop(d, i, true);
 			continue;
 		}
 		if (pending[i].deadline < next)
 			next = pending[i].deadline;
-		i++;
 	}
 	if (next == UINT64_MAX)
 		return -1;
@@ -350,8 +482,9 @@ int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcom
 	return 0;
 }
 
-/* A pending connection sent its first message (or hung up). */
-void server_hello(struct axond *d, int fd)
+/* A pending connection sent its first message (or hung up); tag is its
+ * epoll event's. A stale event (its connection already dropped) does nothing. */
+void server_hello(struct axond *d, uint64_t tag)
 {
 	struct axon_hello h;
 	struct axon_welcome w = {
@@ -359,16 +492,14 @@ void server_hello(struct axond *d, int fd)
 		.abi_major = AXON_ABI_MAJOR,
 		.abi_minor = AXON_ABI_MINOR,
 	};
+	int slot = pending_slot(tag), fd;
 	struct client *c;
-	unsigned int i;
 	ssize_t n;
 
-	for (i = 0; i < npending; i++) {
-		if (pending[i].fd == fd) {
-			pending_drop(d, i, false);
-			break;
-		}
-	}
+	if (slot < 0)
+		return;
+	fd = pending[slot].fd;
+	pending_drop(d, (unsigned int)slot, false);
 	/* The supervisor only looks: the worker it hands the connection to
 	 * reads the hello itself. */
 	n = recv(fd, &h, sizeof(h), MSG_TRUNC | (axond_is_supervisor(d) ? MSG_PEEK : 0));

@@ -199,6 +199,11 @@ int stats_render(struct axond *d, const struct access_peer *viewer, char **out, 
 	    (double)(axond_now_ns() - d->start_ns) / 1e9, d->nclients,
 	    (unsigned long long)d->total_clients, (unsigned long long)d->total_ops,
 	    (unsigned long long)d->mem_used, (unsigned long long)d->mem_reserved);
+	/* Connections and hellos refused for a user's share (server.c,
+	 * client.c; supervisor.c counts its own). */
+	put(&b, ",\"pending\":%u,\"pending_refused\":%llu,\"clients_refused_user\":%llu",
+	    server_npending(), (unsigned long long)d->pending_refused,
+	    (unsigned long long)d->clients_refused_user);
 	/* The tracer limits and what they refused (trace.c). The daemon
 	 * section's keys are found by name (supervisor.c). */
 	trace_counts(&ntracers, &refused_limit, &refused_access);

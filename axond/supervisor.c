@@ -107,6 +107,7 @@ struct wproc {
 
 struct waiting {
 	int fd;
+	uid_t uid;
 	uint64_t since;
 };
 
@@ -463,8 +464,45 @@ static void serve_waiting(struct axond *d)
 	top_up(d);
 }
 
+/*
+ * One user's share: its clients served and waiting together at most
+ * --max-clients-per-user, and at most --max-pending-per-user of them waiting
+ * for a worker, so one user cannot fill the waiting list and keep everyone
+ * else out. 0, or refuses fd and returns -EBUSY.
+ */
+static int user_share(struct axond *d, int fd, uid_t uid)
+{
+	unsigned int served = 0, waiting = 0, i;
+	char msg[96];
+	struct wproc *w;
+
+	for (w = sv.list; w; w = w->next)
+		served += w->state == W_BUSY && w->client_uid == uid;
+	for (i = 0; i < sv.nwait; i++)
+		waiting += sv.wait[i].uid == uid;
+	if (served + waiting >= d->cfg.max_clients_per_user) {
+		snprintf(msg, sizeof(msg), "too many clients of uid %u (--max-clients-per-user=%u)",
+			 (unsigned int)uid, d->cfg.max_clients_per_user);
+	} else if (waiting >= d->cfg.max_pending_per_user) {
+		snprintf(msg, sizeof(msg),
+			 "too many clients of uid %u waiting for a worker (--max-pending-per-user=%u)",
+			 (unsigned int)uid, d->cfg.max_pending_per_user);
+	} else {
+		return 0;
+	}
+	d->clients_refused_user++;
+	refuse(fd, -EBUSY, msg);
+	return -EBUSY;
+}
+
 static void hand_client(struct axond *d, int fd)
 {
+	struct ucred cred = { .uid = (uid_t)-1 };
+	socklen_t len = sizeof(cred);
+
+	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+	if (user_share(d, fd, cred.uid))
+		return;
 	if (sv.nwait == 0 && give(d, fd)) {
 		top_up(d);
 		return;
@@ -474,6 +512,7 @@ static void hand_client(struct axond *d, int fd)
 		return;
 	}
 	sv.wait[sv.nwait].fd = fd;
+	sv.wait[sv.nwait].uid = cred.uid;
 	sv.wait[sv.nwait].since = axond_now_ns();
 	sv.nwait++;
 	serve_waiting(d);
@@ -958,7 +997,7 @@ int supervisor_run(struct axond *d, char **argv)
 					}
 				}
 			} else if (tag & EV_PENDING) {
-				server_hello(d, (int)(tag & 0xffffffffu));
+				server_hello(d, tag);
 			} else if (tag <= EV_CTL) {
 				/* Not the supervisor's (the executor's eventfd
 				 * setup_fds made): nothing to do. */

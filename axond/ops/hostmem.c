@@ -37,9 +37,17 @@
 #define HOSTMEM_MAX_REGIONS	65536
 #define PAGE			4096ULL
 
+/*
+ * A descriptor received and not yet named by a REGISTER. Its file's identity
+ * is kept with it: should the number ever be closed under the stash and
+ * reused (it once was, by a stale event on a reused descriptor), take_fd
+ * sees another file behind it and refuses, never maps it.
+ */
 struct pending_fd {
 	uint64_t cookie;
 	int fd;
+	dev_t dev;
+	ino_t ino;
 };
 
 struct hostmem_table {
@@ -71,6 +79,7 @@ static int recv_one(struct client *c, struct hostmem_table *t)
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cm;
+	struct stat st;
 	int fds[4], nfds = 0, i;
 	ssize_t n;
 	bool ok;
@@ -98,6 +107,7 @@ static int recv_one(struct client *c, struct hostmem_table *t)
 	}
 	/* n == 0 is the peer's close (SOCK_SEQPACKET). */
 	ok = n == sizeof(m) && nfds == 1 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
+	     fstat(fds[0], &st) == 0 &&
 	     m.magic == AXON_MAGIC && m.kind == AXON_HOSTMEM_FD_KIND && m.cookie &&
 	     t->npending < AXON_HOSTMEM_MAX_PENDING;
 	for (i = 0; ok && i < (int)t->npending; i++)
@@ -109,6 +119,8 @@ static int recv_one(struct client *c, struct hostmem_table *t)
 	}
 	t->pending[t->npending].cookie = m.cookie;
 	t->pending[t->npending].fd = fds[0];
+	t->pending[t->npending].dev = st.st_dev;
+	t->pending[t->npending].ino = st.st_ino;
 	t->npending++;
 	return 1;
 }
@@ -137,15 +149,21 @@ int hostmem_sock_readable(struct axond *d, struct client *c)
 static int take_fd(struct client *c, uint64_t cookie)
 {
 	struct hostmem_table *t = c->hostmem;
+	struct pending_fd p;
+	struct stat st;
 	unsigned int i;
-	int fd;
 
 	for (i = 0; t && i < t->npending; i++) {
-		if (t->pending[i].cookie == cookie) {
-			fd = t->pending[i].fd;
-			t->pending[i] = t->pending[--t->npending];
-			return fd;
+		if (t->pending[i].cookie != cookie)
+			continue;
+		p = t->pending[i];
+		t->pending[i] = t->pending[--t->npending];
+		if (fstat(p.fd, &st) < 0 || st.st_dev != p.dev || st.st_ino != p.ino) {
+			log_err("client %llu: a stashed descriptor changed under us; refused",
+				(unsigned long long)c->id);
+			return -1;	/* not ours to close any more */
 		}
+		return p.fd;
 	}
 	return -1;
 }

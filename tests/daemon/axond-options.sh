@@ -32,6 +32,8 @@ for v in 1T5 -4K 99999999999T K 1023; do bad "--sim-mem=$v"; done
 for v in -4K 1Q 100 16T; do bad "--data-size=$v"; done
 for v in -1 12x; do bad "--mint-credit=$v"; done
 for v in 2 -3 x; do bad "--worker-ctl=$v"; done
+for v in 0 -1 1048577 x; do bad "--max-clients-per-user=$v"; done
+for v in 0 257 -1; do bad "--max-pending-per-user=$v"; done
 for v in -1 65537 3x; do bad "--max-tracers-per-client=$v"; bad "--max-tracers-per-user=$v"; done
 
 timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
@@ -42,7 +44,8 @@ rc=$?
 # Good values at the edges start a daemon.
 "$axond" --backend=sim --listen="unix:$sock" --spin-us=0 --poll-us=999999 \
 	--collapse=128 --max-clients=1 --region-pool=0 --sim-mem=1M \
-	--data-size=4096 --mint-credit=0 >"$tmp/log" 2>&1 &
+	--data-size=4096 --mint-credit=0 --max-clients-per-user=1 \
+	--max-pending-per-user=256 >"$tmp/log" 2>&1 &
 pid=$!
 if wait_socket $pid; then
 	kill -TERM $pid
