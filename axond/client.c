@@ -9,6 +9,7 @@
  * queued work can touch the client (the executor skips dead clients' work).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,10 +302,16 @@ void client_free(struct client *c)
 	free(c);
 	/* A worker waits for this to say it is idle; its dispatcher may be
 	 * asleep when an executor drops the last reference. */
-	if (atomic_fetch_sub(&d->clients_live, 1) == 1 && axond_is_worker(d)) {
+	if (atomic_fetch_sub(&d->clients_live, 1) == 1) {
 		uint64_t one = 1;
 
-		(void)!write(d->worker_fd, &one, sizeof(one));
+		if (axond_is_worker(d))
+			(void)!write(d->worker_fd, &one, sizeof(one));
+		/* The last client gone: give the heap its clients grew back to
+		 * the system. malloc only trims the top of the heap by itself;
+		 * after a storm of clients (600 killed under load: +30 MB) the
+		 * daemon would keep their memory for good. */
+		malloc_trim(0);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -70,6 +71,17 @@ int a_send_fd(int sock, const void *buf, size_t len, int fd)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+void a_lean_sanitizer(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	const char *old = getenv("ASAN_OPTIONS");
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s%squarantine_size_mb=0:allocator_release_to_os_interval_ms=0", old ? old : "", old ? ":" : "");
+	setenv("ASAN_OPTIONS", buf, 1);
+#endif
 }
 
 int a_proc_fds(pid_t pid)

@@ -27,6 +27,14 @@ int32_t a_hello(int sock, uint32_t kind, uint64_t target_client, uint32_t target
 /* Send a message of len bytes carrying fd (SCM_RIGHTS); 0 or -errno. */
 int a_send_fd(int sock, const void *buf, size_t len, int fd);
 
+/*
+ * For tests that compare the daemon's resident memory with a baseline: under
+ * AddressSanitizer freed memory waits in a quarantine (256 MB by default)
+ * and would read as growth. Sets ASAN_OPTIONS for the daemon the harness
+ * starts next with a quarantine of 0. No effect in plain builds.
+ */
+void a_lean_sanitizer(void);
+
 /* Open descriptors of process pid (/proc/pid/fd), -1 on error. */
 int a_proc_fds(pid_t pid);
 /* Resident set of process pid in KiB (/proc/pid/status VmRSS), -1 on error. */
