@@ -50,6 +50,7 @@ struct client_stats {
 	uint64_t errors;
 	uint64_t bytes_htod, bytes_dtoh;
 	uint64_t lat_hist[LAT_BUCKETS];	/* sync op service time */
+	uint64_t limit_refused;	/* items refused at a per-client limit */
 };
 
 struct ctx {
@@ -71,6 +72,9 @@ struct stream {
 	struct ctx *ctx;
 	uint64_t submitted;	/* stream-ordered ops taken (dispatcher) */
 	uint64_t completed;	/* worker: ops finished */
+	/* Ops refused at a per-client limit (work.c): counted as done by
+	 * the stream's next work item, so the frontier keeps in step. */
+	uint64_t skipped;
 	bool is_default;
 	int priority;		/* as created: 0 lowest, negative higher */
 	/* Host functions (ops/hostfunc.c, dispatcher): while held, the
@@ -220,6 +224,8 @@ struct client {
 	 * (ops/hostfunc.c; dispatcher only). */
 	struct work *parked_head, *parked_tail;
 	uint32_t nparked, nparked_wide, nheld;
+	uint64_t parked_bytes;	/* what parked items hold (--max-parked-bytes) */
+	unsigned int held[2];	/* holdings.h: mappings, VMM objects */
 	uint64_t hold_passes;
 	struct client_stats stats;
 	struct client *next, *prev;	/* the daemon's list */
@@ -243,6 +249,11 @@ struct axond_config {
 	const char *admin_group;
 	unsigned int max_clients_per_user;
 	unsigned int max_pending_per_user;	/* connections before their hello */
+	unsigned int max_parked;	/* per client: work behind host functions */
+	uint64_t max_parked_bytes;	/* ...and the memory it holds */
+	unsigned int max_graph_nodes;	/* per client: in graphs and execs */
+	unsigned int max_maps_per_client, max_maps_per_user;	/* holdings.c */
+	unsigned int max_vmm_per_client, max_vmm_per_user;
 	uint64_t default_data_size;
 	uint64_t mint_credit;
 	uint64_t max_client_mem;	/* device memory per client (0: the device's) */
@@ -306,6 +317,7 @@ struct axond {
 	uint64_t total_ops;
 	uint64_t total_clients;
 	uint64_t pending_refused;	/* connections over a user's pending share */
+	unsigned int held[2], held_max[2];	/* holdings.h: all clients */
 	uint64_t clients_refused_user;	/* hellos over a user's client share */
 	bool stop;
 	/* Set from any thread (axond_request_restart): the device's driver

@@ -63,6 +63,7 @@ struct work {
 	struct client *client;		/* holds a reference */
 	struct stream *stream;		/* ordering stream, may be NULL */
 	bool counts;			/* advances the stream's frontier */
+	uint64_t skip;			/* ...and by this many refused ops */
 	bool want_cqe;			/* post a completion when done */
 	bool reports_pending;		/* completion returns a latched error */
 	uint64_t user_data;

@@ -21,6 +21,8 @@ AXOND_SRCS += axond/ops/occupancy.c axond/sim/occupancy.c
 AXOND_SRCS += axond/memquota.c axond/vaslot.c
 # who may trace a client and see it in the stats
 AXOND_SRCS += axond/access.c
+# mappings and VMM objects per client, per user and in all
+AXOND_SRCS += axond/holdings.c
 # private driver entry points the math libraries call (ops/private.c)
 AXOND_SRCS += axond/ops/private.c
 # the cuda backend's contexts (isolation modes)

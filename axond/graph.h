@@ -135,5 +135,7 @@ void graph_capture_track(struct axond *d, struct work *w);
 void graph_client_fini(struct axond *d, struct client *c);
 /* stats.c */
 void graph_client_counts(const struct client *c, uint32_t *graphs, uint32_t *execs);
+/* Nodes held in the client's graphs and execs (--max-graph-nodes). */
+uint64_t graph_client_nodes(const struct client *c);
 
 #endif

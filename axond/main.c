@@ -28,6 +28,7 @@
 #include "axond.h"
 #include "imagelimits.h"
 #include "loader.h"
+#include "holdings.h"
 #include "backend.h"
 #include "ops/ops.h"
 #include "ops/hostmem.h"
@@ -82,6 +83,16 @@ static void usage(FILE *f)
 		"  --max-clients-per-user=N  clients of one uid at once (default 256)\n"
 		"  --max-pending-per-user=N  connections of one uid that have not said\n"
 		"                         hello yet (default 32; all users: 256)\n"
+		"  --max-parked=N         work items of one client waiting behind its host\n"
+		"                         functions (default 65536)\n"
+		"  --max-parked-bytes=BYTES  the memory they may hold (default 64M)\n"
+		"  --max-graph-nodes=N    nodes in one client's graphs and their\n"
+		"                         instantiations together (default 1048576)\n"
+		"  --max-maps-per-client=N, --max-maps-per-user=N\n"
+		"                         mappings axond holds for pinned host memory\n"
+		"                         and VMM maps (defaults 4096, 16384)\n"
+		"  --max-vmm-per-client=N, --max-vmm-per-user=N\n"
+		"                         VMM objects (cuMemCreate; defaults 4096, 16384)\n"
 		"  --data-size=BYTES      default per-client data area (default 64M)\n"
 		"  --mint-credit=BYTES    per-client minting credit (default 256M)\n"
 		"  --max-image=BYTES      bytes of one module image (default 256M)\n"
@@ -143,6 +154,13 @@ static int parse_uint(const char *s, unsigned long min, unsigned long max, unsig
 enum {
 	OPT_MAX_CLIENTS_PER_USER = 1000,
 	OPT_MAX_PENDING_PER_USER,
+	OPT_MAX_PARKED,
+	OPT_MAX_PARKED_BYTES,
+	OPT_MAX_GRAPH_NODES,
+	OPT_MAX_MAPS_CLIENT,
+	OPT_MAX_MAPS_USER,
+	OPT_MAX_VMM_CLIENT,
+	OPT_MAX_VMM_USER,
 };
 
 /* Long options of the tracer limits and the access policy (trace.c,
@@ -188,6 +206,13 @@ static int parse_args(struct axond *d, int argc, char **argv)
 		{ "admin-group", required_argument, NULL, OPT_ADMIN_GROUP },
 		{ "max-clients-per-user", required_argument, NULL, OPT_MAX_CLIENTS_PER_USER },
 		{ "max-pending-per-user", required_argument, NULL, OPT_MAX_PENDING_PER_USER },
+		{ "max-parked", required_argument, NULL, OPT_MAX_PARKED },
+		{ "max-parked-bytes", required_argument, NULL, OPT_MAX_PARKED_BYTES },
+		{ "max-graph-nodes", required_argument, NULL, OPT_MAX_GRAPH_NODES },
+		{ "max-maps-per-client", required_argument, NULL, OPT_MAX_MAPS_CLIENT },
+		{ "max-maps-per-user", required_argument, NULL, OPT_MAX_MAPS_USER },
+		{ "max-vmm-per-client", required_argument, NULL, OPT_MAX_VMM_CLIENT },
+		{ "max-vmm-per-user", required_argument, NULL, OPT_MAX_VMM_USER },
 		{ "data-size", required_argument, NULL, 'D' },
 		{ "mint-credit", required_argument, NULL, 'C' },
 		{ "max-client-mem", required_argument, NULL, OPT_MAX_CLIENT_MEM },
@@ -222,6 +247,13 @@ static int parse_args(struct axond *d, int argc, char **argv)
 	cfg->max_tracers_user = 64;
 	cfg->max_clients_per_user = 256;
 	cfg->max_pending_per_user = 32;
+	cfg->max_parked = 65536;
+	cfg->max_parked_bytes = 64ULL << 20;
+	cfg->max_graph_nodes = 1U << 20;
+	cfg->max_maps_per_client = 4096;
+	cfg->max_maps_per_user = 16384;
+	cfg->max_vmm_per_client = 4096;
+	cfg->max_vmm_per_user = 16384;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
 	cfg->max_image = AXOND_MAX_IMAGE_DEFAULT;
@@ -300,6 +332,34 @@ static int parse_args(struct axond *d, int argc, char **argv)
 			break;
 		case OPT_MAX_PENDING_PER_USER:
 			if (parse_uint(optarg, 1, 256, &cfg->max_pending_per_user))
+				goto bad;
+			break;
+		case OPT_MAX_PARKED:
+			if (parse_uint(optarg, 1, 1U << 24, &cfg->max_parked))
+				goto bad;
+			break;
+		case OPT_MAX_PARKED_BYTES:
+			if (parse_size(optarg, &cfg->max_parked_bytes) || cfg->max_parked_bytes < 4096)
+				goto bad;
+			break;
+		case OPT_MAX_MAPS_CLIENT:
+			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_maps_per_client))
+				goto bad;
+			break;
+		case OPT_MAX_MAPS_USER:
+			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_maps_per_user))
+				goto bad;
+			break;
+		case OPT_MAX_VMM_CLIENT:
+			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_vmm_per_client))
+				goto bad;
+			break;
+		case OPT_MAX_VMM_USER:
+			if (parse_uint(optarg, 1, 1U << 20, &cfg->max_vmm_per_user))
+				goto bad;
+			break;
+		case OPT_MAX_GRAPH_NODES:
+			if (parse_uint(optarg, 1, 1U << 30, &cfg->max_graph_nodes))
 				goto bad;
 			break;
 		case 'D':
@@ -726,6 +786,7 @@ int main(int argc, char **argv)
 		d->cfg.va_size = w;
 		d->cfg.va_base = 1ULL << 44;
 	}
+	holdings_init(d);
 	ret = seal_info(d);
 	if (!ret)
 		region_pool_init(d);

@@ -14,6 +14,7 @@
 #include "axond.h"
 #include "backend.h"
 #include "graph.h"
+#include "holdings.h"
 #include "access.h"
 #include "memquota.h"
 #include "vaslot.h"
@@ -138,11 +139,14 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	put(b, ",\"bytes_mapped\":%llu,\"mint_credit\":%llu,\"allocations\":%zu",
 	    (unsigned long long)c->bytes_mapped, (unsigned long long)c->mint_credit,
 	    rangemap_count(&c->allocs));
-	/* Device-memory quotas (memquota.c): the client's limit, its user's
-	 * usage (every client of the uid, credit included) and limit. */
-	put(b, ",\"mem_limit\":%llu,\"user_mem_used\":%llu,\"user_mem_reserved\":%llu,"
+	/* Device-memory quotas (memquota.c): the client's limit (only when
+	 * one is set: axon-top shows a LIMIT column for clients that have
+	 * one), its user's usage (every client of the uid, credit included)
+	 * and limit. */
+	if (mq_client_limit(d) != UINT64_MAX)
+		put(b, ",\"mem_limit\":%llu", (unsigned long long)quota_shown(d, mq_client_limit(d)));
+	put(b, ",\"user_mem_used\":%llu,\"user_mem_reserved\":%llu,"
 	    "\"user_mem_limit\":%llu,\"va_base\":%llu",
-	    (unsigned long long)quota_shown(d, mq_client_limit(d)),
 	    (unsigned long long)(c->quser ? c->quser->used : 0),
 	    (unsigned long long)(c->quser ? c->quser->reserved : 0),
 	    (unsigned long long)quota_shown(d, mq_user_limit(d)),
@@ -153,6 +157,13 @@ static void put_client(struct buf *b, struct axond *d, struct client *c)
 	    handle_count(&c->ctxs, 0), handle_count(&c->streams, 0),
 	    handle_count(&c->events, 0), handle_count(&c->modules, 0),
 	    handle_count(&c->funcs, 0), ngraphs, nexecs);
+	/* What the client holds against its per-client limits, and how many
+	 * of its items a limit refused (admin.md, "Limits"). */
+	put(b, ",\"limits\":{\"parked\":%u,\"parked_bytes\":%llu,\"graph_nodes\":%llu,"
+	    "\"mappings\":%u,\"vmm_objects\":%u,\"refused\":%llu}",
+	    c->nparked, (unsigned long long)c->parked_bytes,
+	    (unsigned long long)graph_client_nodes(c), c->held[HOLD_MAPPING],
+	    c->held[HOLD_VMM_OBJECT], (unsigned long long)s->limit_refused);
 	put(b, ",\"ops\":{\"local\":%llu,\"sync\":%llu,\"deferred\":%llu,\"by_op\":{",
 	    (unsigned long long)axon_read_once(&c->cpage->local_ops),
 	    (unsigned long long)s->by_class[OP_CLASS_SYNC],
@@ -204,6 +215,11 @@ int stats_render(struct axond *d, const struct access_peer *viewer, char **out, 
 	put(&b, ",\"pending\":%u,\"pending_refused\":%llu,\"clients_refused_user\":%llu",
 	    server_npending(), (unsigned long long)d->pending_refused,
 	    (unsigned long long)d->clients_refused_user);
+	/* Mappings and VMM objects held for all clients, and the ceilings
+	 * taken from the system (holdings.c). */
+	put(&b, ",\"mappings\":%u,\"mappings_max\":%u,\"vmm_objects\":%u,\"vmm_objects_max\":%u",
+	    d->held[HOLD_MAPPING], d->held_max[HOLD_MAPPING], d->held[HOLD_VMM_OBJECT],
+	    d->held_max[HOLD_VMM_OBJECT]);
 	/* The tracer limits and what they refused (trace.c). The daemon
 	 * section's keys are found by name (supervisor.c). */
 	trace_counts(&ntracers, &refused_limit, &refused_access);

@@ -33,6 +33,10 @@ struct work *work_new(struct op_ctx *o, enum work_type type)
 	w->t_start = o->t_start;
 	w->counts = w->stream && w->op < AXON_OP_LAST &&
 		    (op_table[w->op].flags & OPF_STREAM);
+	if (w->stream && w->stream->skipped) {
+		w->skip = w->stream->skipped;
+		w->stream->skipped = 0;
+	}
 	return w;
 }
 
@@ -46,6 +50,29 @@ void work_submit_now(struct axond *d, struct work *w)
 
 enum op_status work_submit(struct op_ctx *o, struct work *w)
 {
+	/* Behind a host function that does not return, a client could park
+	 * work without end: past its limits the item is refused, as if its
+	 * checks had failed (ops/hostfunc.c), and answered here. */
+	if (!hold_admit(o->d, w)) {
+		struct ctx *ctx = w->stream ? w->stream->ctx : NULL;
+		int32_t res = w->type == WORK_ADVANCE && w->res ? w->res
+							 : CUDA_ERROR_OUT_OF_MEMORY;
+
+		if (w->stream)
+			w->stream->skipped += w->skip + (w->counts ? 1 : 0);
+		if (w->type == WORK_EVENT_RECORD)
+			w->event.event->records--;	/* op_event_record's */
+		if (w->type == WORK_LAUNCH)
+			free(w->launch.args);
+		o->c->stats.limit_refused++;
+		if (w->want_cqe)
+			dispatch_complete(o->d, o->c, ctx, w->user_data, w->op, res, 0, 0,
+					  w->t_start);
+		else
+			client_latch_error(o->c, ctx, (uint32_t)res);
+		free(w);
+		return OP_QUEUED;
+	}
 	/* In submission order: which capture, if any, takes the item. */
 	graph_capture_track(o->d, w);
 	/* Work behind a host function still running waits in the daemon
@@ -100,8 +127,8 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 		client_latch_error(c, w->stream ? w->stream->ctx : NULL, (uint32_t)res);
 		res = 0;
 	}
-	if (w->counts && !atomic_load(&c->dead_for_worker)) {
-		uint64_t done = w->stream->completed + 1;
+	if ((w->counts || w->skip) && !atomic_load(&c->dead_for_worker)) {
+		uint64_t done = w->stream->completed + w->counts + w->skip;
 
 		/* Pairs with the acquire in op_stream_sync (dispatcher). */
 		__atomic_store_n(&w->stream->completed, done, __ATOMIC_RELEASE);

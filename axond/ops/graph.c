@@ -49,6 +49,9 @@ struct graph_client {
 	struct capture_event *ce;	/* their events */
 	uint32_t nce, capce;
 	struct graph_update *updates;	/* in flight (graph.h) */
+	/* Nodes held in its graphs and execs: at most --max-graph-nodes, so
+	 * a capture that never ends cannot grow the daemon without bound. */
+	uint64_t nodes;
 };
 
 #define GRAPH_MAX	(1u << 16)	/* graphs, and execs, per client */
@@ -341,10 +344,20 @@ static void refuse(struct graph *g, struct work *w, int32_t res)
 }
 
 /* A node of g on member m: what it names joins g's refs. */
-static void add_node(struct graph *g, struct graph_member *m, struct work *w)
+static void add_node(const struct axond *d, struct graph *g, struct graph_member *m,
+		     struct work *w)
 {
+	struct graph_client *gc = w->client->graphs;
 	bool ok = true;
 
+	if (gc->nodes >= d->cfg.max_graph_nodes) {
+		if (!g->capture_error)	/* once per capture */
+			log_info("client %llu: a capture passed --max-graph-nodes=%u",
+				 (unsigned long long)w->client->id, d->cfg.max_graph_nodes);
+		w->client->stats.limit_refused++;
+		refuse(g, w, CUDA_ERROR_OUT_OF_MEMORY);
+		return;
+	}
 	switch (w->type) {
 	case WORK_DTOD:
 		ok = refs_add_range(&g->refs, w->copy.dst, w->copy.len) &&
@@ -389,6 +402,7 @@ static void add_node(struct graph *g, struct graph_member *m, struct work *w)
 	}
 	m->nodes++;
 	g->nnodes++;
+	gc->nodes++;
 }
 
 /* A host node only means something in a capture: elsewhere it fails. */
@@ -418,7 +432,6 @@ void graph_capture_track(struct axond *d, struct work *w)
 	struct graph_member *m;
 	struct graph *g;
 
-	(void)d;
 	if (!gc || !gc->ncapturing || !w->stream) {
 		not_captured(w);
 		return;
@@ -473,7 +486,7 @@ void graph_capture_track(struct axond *d, struct work *w)
 	case WORK_HTOD:
 	case WORK_DTOH:
 		if (w->copy.shared)
-			add_node(g, m, w);
+			add_node(d, g, m, w);
 		else
 			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 		break;
@@ -511,7 +524,7 @@ void graph_capture_track(struct axond *d, struct work *w)
 		break;
 	}
 	default:
-		add_node(g, m, w);
+		add_node(d, g, m, w);
 		break;
 	}
 }
@@ -548,6 +561,7 @@ static void graph_free(struct axond *d, struct client *c, struct graph *g)
 	if (d->backend->graph_fini)
 		d->backend->graph_fini(d, g);
 	handle_free(&c->graphs->graphs, g->handle, AXON_HANDLE_GRAPH);
+	c->graphs->nodes -= g->nnodes;
 	free(g->members);
 	refs_free(&g->refs);
 	free(g);
@@ -558,6 +572,7 @@ static void exec_free(struct axond *d, struct client *c, struct graph_exec *x)
 	if (d->backend->graph_exec_fini)
 		d->backend->graph_exec_fini(d, x);
 	handle_free(&c->graphs->execs, x->handle, AXON_HANDLE_GRAPH_EXEC);
+	c->graphs->nodes -= x->nnodes;
 	refs_free(&x->refs);
 	free(x);
 }
@@ -692,6 +707,11 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 		o->res = res;
 		return OP_COMPLETE;
 	}
+	/* An exec holds a copy of its graph's nodes. */
+	if (g->nnodes > o->d->cfg.max_graph_nodes - c->graphs->nodes) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
 	x = calloc(1, sizeof(*x));
 	if (!x || !refs_merge(&x->refs, &g->refs))
 		goto err_oom;
@@ -709,6 +729,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 		o->res = res;
 		return OP_COMPLETE;
 	}
+	c->graphs->nodes += x->nnodes;
 	o->aux[0] = x->handle;
 	return OP_COMPLETE;
 
@@ -940,4 +961,9 @@ void graph_client_counts(const struct client *c, uint32_t *graphs, uint32_t *exe
 {
 	*graphs = c->graphs ? handle_count(&c->graphs->graphs, 0) : 0;
 	*execs = c->graphs ? handle_count(&c->graphs->execs, 0) : 0;
+}
+
+uint64_t graph_client_nodes(const struct client *c)
+{
+	return c->graphs ? c->graphs->nodes : 0;
 }

@@ -26,7 +26,12 @@
  * Parked items hold no client reference and are not in c->queued (the
  * queue limit must not stop the DONE that would release them); they are
  * plain memory of the client, handed to the backend (which drops a dead
- * client's work) when the client goes away.
+ * client's work) when the client goes away. So they have limits of their
+ * own, --max-parked items and --max-parked-bytes: past them an item that
+ * would park is refused (hold_admit) with CUDA_ERROR_OUT_OF_MEMORY, as if its
+ * checks had failed, and the DONE still gets through. Releases, unmaps and
+ * markers are not refused: they are bounded by the objects and the
+ * synchronous calls of the client, and refusing a release would leak.
  *
  * HOST_FUNC NODE is a host function issued to a capturing stream: nothing
  * runs or waits, it only cuts the graph being captured where it stands
@@ -66,25 +71,46 @@ static bool wait_blocked(const struct work *w)
 	       w->event.event->records_out < w->event.target;
 }
 
+/* Whether w must wait in the parked list (its wait target set first). */
+static bool must_park(struct work *w)
+{
+	struct client *c = w->client;
+
+	if (w->type == WORK_WAIT_EVENT)
+		w->event.target = w->event.event->records;
+	if (!c->nparked && !c->nheld && !wait_blocked(w))
+		return false;
+	if (c->nparked_wide)
+		return true;
+	if (is_wide(w))
+		return c->nparked || c->nheld;
+	return w->stream->held || w->stream->parked || wait_blocked(w);
+}
+
+/* What a parked item holds of the daemon's memory. */
+static uint64_t parked_size(const struct work *w)
+{
+	return sizeof(*w) + (w->type == WORK_LAUNCH ? w->launch.args_size : 0);
+}
+
+bool hold_admit(struct axond *d, struct work *w)
+{
+	struct client *c = w->client;
+
+	if (w->type == WORK_RELEASE || w->type == WORK_UNMAP || w->type == WORK_MARKER)
+		return true;
+	if (c->nparked < d->cfg.max_parked &&
+	    parked_size(w) <= d->cfg.max_parked_bytes - c->parked_bytes)
+		return true;
+	return !must_park(w);
+}
+
 bool hold_park(struct axond *d, struct work *w)
 {
 	struct client *c = w->client;
-	bool park;
 
 	(void)d;
-	if (w->type == WORK_WAIT_EVENT)
-		w->event.target = w->event.event->records;
-	if (!c->nparked && !c->nheld && !wait_blocked(w)) {
-		note_out(c, w);
-		return false;
-	}
-	if (c->nparked_wide)
-		park = true;
-	else if (is_wide(w))
-		park = c->nparked || c->nheld;
-	else
-		park = w->stream->held || w->stream->parked || wait_blocked(w);
-	if (!park) {
+	if (!must_park(w)) {
 		note_out(c, w);
 		return false;
 	}
@@ -95,6 +121,7 @@ bool hold_park(struct axond *d, struct work *w)
 		c->parked_head = w;
 	c->parked_tail = w;
 	c->nparked++;
+	c->parked_bytes += parked_size(w);
 	if (is_wide(w))
 		c->nparked_wide++;
 	if (w->stream)
@@ -105,6 +132,7 @@ bool hold_park(struct axond *d, struct work *w)
 static void unpark(struct client *c, struct work *w)
 {
 	c->nparked--;
+	c->parked_bytes -= parked_size(w);
 	if (is_wide(w))
 		c->nparked_wide--;
 	if (w->stream)

@@ -15,7 +15,8 @@
  *
  * The memory is the client's: its pages are charged to the client's memory
  * cgroup when the client fills the memfd (the shim fallocates it), and a
- * client holds at most HOSTMEM_MAX_REGIONS regions.
+ * region is a mapping of axond's, within the client's, its user's and the
+ * daemon's limits of mappings (holdings.c).
  *
  * The kernel transport has no socket to carry a descriptor, and the module
  * offers no way to share client memory with the daemon: REGISTER answers
@@ -33,8 +34,8 @@
 
 #include "ops.h"
 #include "hostmem.h"
+#include "../holdings.h"
 
-#define HOSTMEM_MAX_REGIONS	65536
 #define PAGE			4096ULL
 
 /*
@@ -219,11 +220,12 @@ static bool overlaps_region(const struct hostmem_table *t, uint64_t base, uint64
 	return e && e->base - base < len;
 }
 
-static void hostmem_free(struct axond *d, struct hostmem *h)
+static void hostmem_free(struct axond *d, struct client *c, struct hostmem *h)
 {
 	if (h->backend_priv && d->backend->hostmem_unregister)
 		d->backend->hostmem_unregister(d, h);
 	munmap(h->map, h->map_len);
+	holdings_give(d, c, HOLD_MAPPING, 1);
 	free(h);
 }
 
@@ -296,11 +298,6 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 		if (fd < 0)
 			return OP_COMPLETE;
 	}
-	if (rangemap_count(&t->regions) >= HOSTMEM_MAX_REGIONS) {
-		close(fd);
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
 	map_len = (a->arg1 + PAGE - 1) & ~(PAGE - 1);
 	/* Before mapping: the client's own region there is not "taken". */
 	if (overlaps_region(t, a->arg0, a->arg1)) {
@@ -308,15 +305,23 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 		o->res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 		return OP_COMPLETE;
 	}
+	/* Each region is a mapping of axond's: bounded (holdings.c). */
+	if (holdings_take(o->d, c, HOLD_MAPPING)) {
+		close(fd);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
 	ret = map_memfd(fd, map_len, a->arg0, &map);
 	close(fd);
 	if (ret) {
+		holdings_give(o->d, c, HOLD_MAPPING, 1);
 		o->res = ret;
 		return OP_COMPLETE;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		munmap(map, map_len);
+		holdings_give(o->d, c, HOLD_MAPPING, 1);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -334,6 +339,7 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 	ret = rangemap_insert(&t->regions, h->base, h->len, h, NULL);
 	if (ret) {
 		munmap(map, map_len);
+		holdings_give(o->d, c, HOLD_MAPPING, 1);
 		free(h);
 		o->res = ret == -EEXIST ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
 					: CUDA_ERROR_OUT_OF_MEMORY;
@@ -352,7 +358,7 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 	if (!w) {
 		rangemap_remove(&t->regions, h->base, NULL);
 		t->bytes -= h->len;
-		hostmem_free(o->d, h);
+		hostmem_free(o->d, c, h);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -373,7 +379,7 @@ static void release_dying(struct axond *d, struct client *c, void *obj)
 			break;
 		}
 	}
-	hostmem_free(d, h);
+	hostmem_free(d, c, h);
 }
 
 enum op_status op_hostmem_unregister(struct op_ctx *o)
@@ -416,26 +422,34 @@ unsigned char *hostmem_translate(struct client *c, uint64_t addr, uint64_t len)
 	return h->map + (addr - h->base);
 }
 
+struct fini_arg {
+	struct axond *d;
+	struct client *c;
+};
+
 static void free_region(uint64_t base, uint64_t len, void *value, void *arg)
 {
+	struct fini_arg *a = arg;
+
 	(void)base;
 	(void)len;
-	hostmem_free(arg, value);
+	hostmem_free(a->d, a->c, value);
 }
 
 void hostmem_client_fini(struct axond *d, struct client *c)
 {
 	struct hostmem_table *t = c->hostmem;
+	struct fini_arg arg = { d, c };
 	unsigned int i;
 
 	if (!t)
 		return;
-	rangemap_destroy(&t->regions, free_region, d);
+	rangemap_destroy(&t->regions, free_region, &arg);
 	while (t->dying) {
 		struct hostmem *h = t->dying;
 
 		t->dying = h->next_dying;
-		hostmem_free(d, h);
+		hostmem_free(d, c, h);
 	}
 	for (i = 0; i < t->npending; i++)
 		close(t->pending[i].fd);

@@ -21,6 +21,7 @@
 #include <axon/libaxon.h>
 #include "ops.h"
 #include "../memquota.h"
+#include "../holdings.h"
 
 /* Live physical allocations one client may hold (handle table size). */
 #define VMM_MAX_HANDLES (1u << 20)
@@ -75,6 +76,9 @@ static void phys_destroy(struct axond *d, struct client *c, struct vmm_phys *p)
 	if (p->next)
 		p->next->prev = p->prev;
 	d->backend->phys_free(d, p);
+	/* Its mappings left at the client's teardown, and itself. */
+	holdings_give(d, c, HOLD_MAPPING, p->maps);
+	holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 	/* A dead client's accounting was settled when it disconnected, and
 	 * the kernel gave its charges back itself. */
 	if (!c->dead) {
@@ -132,9 +136,15 @@ enum op_status op_mem_create(struct op_ctx *o)
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
+	/* A descriptor in the sim, a driver handle on cuda: bounded. */
+	if (holdings_take(d, c, HOLD_VMM_OBJECT)) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
 	v = vmm_of(c, true);
 	p = v ? calloc(1, sizeof(*p)) : NULL;
 	if (!p) {
+		holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -143,12 +153,14 @@ enum op_status op_mem_create(struct op_ctx *o)
 	p->refs = 1;
 	if (handle_alloc(&v->mems, AXON_HANDLE_MEM, p, &p->handle)) {
 		free(p);
+		holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
 	/* The kernel charges the client's cgroup first, as for MEM_MAP. */
 	if (kmod_charge(d, c, len)) {
 		handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
+		holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 		free(p);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
@@ -157,6 +169,7 @@ enum op_status op_mem_create(struct op_ctx *o)
 	if (ret) {
 		kmod_uncharge(d, c, len);
 		handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
+		holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 		free(p);
 		o->res = ret;
 		return OP_COMPLETE;
@@ -239,8 +252,14 @@ enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx)
 		o->res = CUDA_ERROR_NOT_READY;
 		return OP_COMPLETE;
 	}
+	/* Each map is a mapping of axond's (the sim's, the driver's). */
+	if (holdings_take(d, c, HOLD_MAPPING)) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
+		holdings_give(d, c, HOLD_MAPPING, 1);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -254,6 +273,7 @@ enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx)
 	pthread_mutex_unlock(&c->alloc_lock);
 	if (ret) {
 		free(a);
+		holdings_give(d, c, HOLD_MAPPING, 1);
 		o->res = CUDA_ERROR_INVALID_VALUE;	/* something is mapped there */
 		return OP_COMPLETE;
 	}
@@ -262,6 +282,7 @@ enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx)
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, addr, NULL);
 		pthread_mutex_unlock(&c->alloc_lock);
+		holdings_give(d, c, HOLD_MAPPING, 1);
 		free(a);
 		o->res = ret;
 		return OP_COMPLETE;
@@ -275,6 +296,7 @@ static void phys_unmapped(struct axond *d, struct client *c, void *obj)
 {
 	struct vmm_phys *p = obj;
 
+	holdings_give(d, c, HOLD_MAPPING, 1);
 	if (--p->maps == 0 && p->refs == 0)
 		phys_destroy(d, c, p);
 }

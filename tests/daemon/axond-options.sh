@@ -34,6 +34,12 @@ for v in -1 12x; do bad "--mint-credit=$v"; done
 for v in 2 -3 x; do bad "--worker-ctl=$v"; done
 for v in 0 -1 1048577 x; do bad "--max-clients-per-user=$v"; done
 for v in 0 257 -1; do bad "--max-pending-per-user=$v"; done
+for v in 0 16777217 x; do bad "--max-parked=$v"; done
+for v in 4095 -1 1Q; do bad "--max-parked-bytes=$v"; done
+for v in 0 1073741825; do bad "--max-graph-nodes=$v"; done
+for o in maps-per-client maps-per-user vmm-per-client vmm-per-user; do
+	for v in 0 1048577 -2; do bad "--max-$o=$v"; done
+done
 for v in -1 65537 3x; do bad "--max-tracers-per-client=$v"; bad "--max-tracers-per-user=$v"; done
 
 timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
@@ -45,7 +51,9 @@ rc=$?
 "$axond" --backend=sim --listen="unix:$sock" --spin-us=0 --poll-us=999999 \
 	--collapse=128 --max-clients=1 --region-pool=0 --sim-mem=1M \
 	--data-size=4096 --mint-credit=0 --max-clients-per-user=1 \
-	--max-pending-per-user=256 >"$tmp/log" 2>&1 &
+	--max-pending-per-user=256 --max-parked=16777216 --max-parked-bytes=4K \
+	--max-graph-nodes=1 --max-maps-per-client=1048576 --max-maps-per-user=1 \
+	--max-vmm-per-client=1 --max-vmm-per-user=1048576 >"$tmp/log" 2>&1 &
 pid=$!
 if wait_socket $pid; then
 	kill -TERM $pid
