@@ -9,15 +9,18 @@
 #
 # Environment: AXON_DEBUG_KERNEL_DIR (default: ../shared/kernel next to the
 # repository, else /work/shared/kernel), AXON_VM_STOCK=0 / AXON_VM_DEBUG=0
-# to skip one, AXON_VM_TIMEOUT (seconds per VM, default 280), AXON_VM_TESTS
-# (only these selftests), AXON_KMOD_SRC (another module source directory).
+# to skip one, AXON_VM_TIMEOUT (seconds per VM, default 420), AXON_VM_TESTS
+# (only these selftests), AXON_KMOD_SRC (another module source directory),
+# AXON_VM_TEST_TIMEOUT (seconds per selftest program in the VM, default
+# 150). AXON_FUZZ_SEED, AXON_FUZZ_SECONDS, AXON_FUZZ_OPS and
+# AXON_FUZZ_VERBOSE are passed on to fuzz_test in the VM (to replay a seed).
 set -eu
 build=${1:?usage: run.sh BUILD}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$build" && pwd)
 vm=$build/vm
 mkdir -p "$vm"
-timeout_s=${AXON_VM_TIMEOUT:-280}
+timeout_s=${AXON_VM_TIMEOUT:-420}
 
 t0=$(date +%s)
 log() { echo "vmcheck: [$(( $(date +%s) - t0 ))s] $*"; }
@@ -101,6 +104,15 @@ if wants limits_test; then
 	cp "$src/tests/vm/limits_test" "$base/axon/selftests/"
 fi
 copy_libs "$base"
+# The environment the VM's init gives the tests (tests/vm/init sources it).
+for v in AXON_FUZZ_SEED AXON_FUZZ_SECONDS AXON_FUZZ_OPS AXON_FUZZ_VERBOSE \
+	 AXON_VM_TEST_TIMEOUT; do
+	eval "x=\${$v:-}"
+	case $x in
+	*[!0-9a-fA-Fx]*) die "$v=$x: digits only" ;;
+	?*) echo "export $v=$x" ;;
+	esac
+done > "$base/axon/env"
 echo "root:x:0:0:root:/:/bin/sh" > "$base/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$base/etc/passwd"
 echo "root:x:0:" > "$base/etc/group"
@@ -128,7 +140,7 @@ boot() {
 check() {
 	l=$vm/$1.log
 	tr -d '\r' < "$l" > "$l.txt"
-	grep -E '^(# Totals|# (PASSED|FAILED)|axon-vm: (RESULT|SUMMARY))' "$l.txt" |
+	grep -aE '^(# Totals|# (PASSED|FAILED)|# fuzz[: ]|axon-vm: (RESULT|SUMMARY))' "$l.txt" |
 		sed "s/^/  [$1] /"
 	ok=1
 	set -- $(awk -F'[: ]+' '/^# Totals:/ { p += $4; f += $6 + $14; s += $12 }
