@@ -330,7 +330,7 @@ struct axond {
 	_Atomic uint64_t restart_client;	/* whose work faulted (id), 0: none */
 };
 
-/* main.c: axond's options into d->cfg, defaults first (the fuzzers'
+/* options.c: axond's options into d->cfg, defaults first (the fuzzers'
  * in-process daemon, tests/fuzz/, starts from them too); 0 or -EINVAL. */
 int axond_parse_args(struct axond *d, int argc, char **argv);
 /* main.c: ask the dispatcher to end every client and start axond again. */

@@ -1,5 +1,5 @@
 # axond: the daemon.
-AXOND_SRCS := axond/main.c axond/server.c axond/client.c axond/dispatch.c \
+AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/work.c axond/mint.c axond/tables.c axond/stats.c axond/log.c \
 	axond/trace.c axond/kmod.c axond/pool.c axond/supervisor.c axond/worker.c axond/ctl.c \
 	axond/backends.c \
