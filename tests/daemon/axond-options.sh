@@ -32,6 +32,11 @@ for v in 1T5 -4K 99999999999T K 1023; do bad "--sim-mem=$v"; done
 for v in -4K 1Q 100 16T; do bad "--data-size=$v"; done
 for v in -1 12x; do bad "--mint-credit=$v"; done
 for v in 2 -3 x; do bad "--worker-ctl=$v"; done
+for v in -1 1Q 99999999999T; do bad "--max-client-mem=$v"; bad "--max-user-mem=$v"; done
+for v in 0 -1 1025M x; do bad "--max-image=$v"; done
+for v in 0 -1 1Q; do bad "--max-inflate=$v"; done
+for v in 0 1048577 x; do bad "--max-inflate-ratio=$v"; done
+for v in 0 1025 -1; do bad "--max-module-loads=$v"; done
 for v in 0 -1 1048577 x; do bad "--max-clients-per-user=$v"; done
 for v in 0 257 -1; do bad "--max-pending-per-user=$v"; done
 for v in 0 16777217 x; do bad "--max-parked=$v"; done
@@ -53,7 +58,9 @@ rc=$?
 	--data-size=4096 --mint-credit=0 --max-clients-per-user=1 \
 	--max-pending-per-user=256 --max-parked=16777216 --max-parked-bytes=4K \
 	--max-graph-nodes=1 --max-maps-per-client=1048576 --max-maps-per-user=1 \
-	--max-vmm-per-client=1 --max-vmm-per-user=1048576 >"$tmp/log" 2>&1 &
+	--max-vmm-per-client=1 --max-vmm-per-user=1048576 --max-client-mem=1M \
+	--max-user-mem=0 --max-image=1024M --max-inflate=1 --max-inflate-ratio=1048576 \
+	--max-module-loads=1024 >"$tmp/log" 2>&1 &
 pid=$!
 if wait_socket $pid; then
 	kill -TERM $pid
