@@ -296,7 +296,6 @@ struct axond {
 	 * idle only once its client's are all freed. */
 	atomic_uint clients_live;
 	uint64_t next_client_id;
-	uint64_t next_va_slot;
 	uint64_t start_ns;
 
 	/* Per device: ns the executor had work running (sim) or in flight
