@@ -144,21 +144,11 @@ struct pending {
 	uint64_t deadline;
 };
 
-static struct pending pending[MAX_PENDING];
+static struct pending pending[MAX_PENDING] = {
+	[0 ... MAX_PENDING - 1] = { .fd = -1 },	/* every slot free */
+};
 static unsigned int npending;
-static bool pending_ready;
 static int spare_fd = -1;	/* given up to accept-and-close at EMFILE */
-
-static void pending_init(void)
-{
-	unsigned int i;
-
-	if (pending_ready)
-		return;
-	for (i = 0; i < MAX_PENDING; i++)
-		pending[i].fd = -1;
-	pending_ready = true;
-}
 
 static uint64_t pending_tag(unsigned int slot)
 {
@@ -302,7 +292,6 @@ int server_adopt(struct axond *d, int fd)
 	unsigned int slot;
 	int ret;
 
-	pending_init();
 	/* A peer whose credentials cannot be read counts as one user. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
 		cred.uid = (uid_t)-1;
