@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,18 @@ int server_adopt(struct axond *d, int fd)
 	return 0;
 }
 
+/*
+ * A connection waits on the listener. accept() takes a descriptor before it
+ * looks at the backlog, so at the limit it fails with EMFILE even when the
+ * backlog is empty; only a connection really waiting is worth a shed one.
+ */
+static bool connection_waiting(const struct axond *d)
+{
+	struct pollfd p = { .fd = d->listen_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
 void server_accept(struct axond *d)
 {
 	if (spare_fd < 0)
@@ -335,7 +348,7 @@ void server_accept(struct axond *d)
 		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
+			if ((errno == EMFILE || errno == ENFILE) && connection_waiting(d))
 				shed_one(d);
 			return;
 		}

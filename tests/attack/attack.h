@@ -37,6 +37,11 @@ void a_lean_sanitizer(void);
 
 /* Open descriptors of process pid (/proc/pid/fd), -1 on error. */
 int a_proc_fds(pid_t pid);
+/*
+ * The RLIMIT_NOFILE that leaves process pid exactly nfree descriptor
+ * numbers free, -1 on error.
+ */
+int a_proc_fd_limit(pid_t pid, int nfree);
 /* Resident set of process pid in KiB (/proc/pid/status VmRSS), -1 on error. */
 long a_proc_rss_kb(pid_t pid);
 /* Memory mappings of process pid (/proc/pid/maps lines), -1 on error. */
