@@ -113,7 +113,7 @@ START_TEST(stale_pending_event)
 
 	/* The batch, in order: listener, the attacker's memfd, the oldest
 	 * silent connection. */
-	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
+	ck_assert_int_eq(a_stop(pid), 0);
 	fresh = a_connect_raw(&h_daemon);
 	ck_assert_int_ge(fresh, 0);
 	ck_assert_int_eq(a_send_fd(a.sock_fd, &msg, sizeof(msg), memfd), 0);

@@ -5,7 +5,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,41 @@ int a_proc_fd_limit(pid_t pid, int nfree)
 		if (!used[n] && --nfree == 0)
 			return n + 1;
 	return -1;
+}
+
+/* The state letter in /proc/pid/stat (after the parenthesised name). */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+int a_stop(pid_t pid)
+{
+	uint64_t end;
+
+	if (kill(pid, SIGSTOP) < 0)
+		return h_fail("SIGSTOP %d: %s", (int)pid, strerror(errno));
+	end = h_now_ms() + H_MS(5000);
+	while (h_now_ms() < end) {
+		if (proc_state(pid) == 'T')
+			return 0;
+		usleep(1000);
+	}
+	return h_fail("process %d did not stop (state %c)", (int)pid, proc_state(pid));
 }
 
 long a_proc_rss_kb(pid_t pid)

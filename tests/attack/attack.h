@@ -42,6 +42,12 @@ int a_proc_fds(pid_t pid);
  * numbers free, -1 on error.
  */
 int a_proc_fd_limit(pid_t pid, int nfree);
+/*
+ * SIGSTOP pid and wait until it is stopped: kill() returns before the
+ * signal takes effect, and a test building one exact epoll batch must know
+ * the daemon is not running any more. 0, or -1 (message printed).
+ */
+int a_stop(pid_t pid);
 /* Resident set of process pid in KiB (/proc/pid/status VmRSS), -1 on error. */
 long a_proc_rss_kb(pid_t pid);
 /* Memory mappings of process pid (/proc/pid/maps lines), -1 on error. */
