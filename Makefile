@@ -83,6 +83,12 @@ $(BUILD)/obj/%.o: %.c
 # in qemu on Debian's 6.1 kernel (and on the debug kernel when present).
 check: check-plain check-san check-kmod
 
+# The calls between source files (scripts/check-layering): no cycle between
+# more than three files, nothing in the daemon's core calling up.
+.PHONY: layering
+layering: all
+	$(Q)scripts/check-layering $(BUILD)
+
 .PHONY: check-kmod
 check-kmod:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 kmod-lint vmcheck
