@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <linux/axon.h>
 
+#include "clock.h"
 #include "handles.h"
 #include "namemap.h"
 #include "rangemap.h"
@@ -352,7 +353,6 @@ struct done_entry {
 	struct done_entry *next;
 };
 
-uint64_t axond_now_ns(void);
 /* work.c, any thread: hands e to the dispatcher's done queue. */
 void done_post(struct axond *d, struct done_entry *e);
 

@@ -18,7 +18,7 @@
 #include "cuerr.h"
 #include "backend.h"
 #include "ops/ops.h"
-#include "cuda/profile.h"
+#include "clock.h"
 
 static unsigned int lat_bucket(uint64_t ns)
 {
@@ -47,7 +47,7 @@ void dispatch_prof_log(void)
 {
 	unsigned int op;
 
-	if (!exec_profiling)
+	if (!axond_profiling)
 		return;
 	for (op = 0; op < AXON_OP_LAST; op++)
 		if (op_prof.n[op])
@@ -159,7 +159,7 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 	} else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
 		res = take_pending(c, ctx);
 	c->stats.lat_hist[lat_bucket(lat)]++;
-	if (__builtin_expect(exec_profiling, 0) && op < AXON_OP_LAST) {
+	if (__builtin_expect(axond_profiling, 0) && op < AXON_OP_LAST) {
 		op_prof.n[op]++;
 		op_prof.ns[op] += lat;
 	}

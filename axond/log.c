@@ -30,11 +30,3 @@ void axond_log(int level, const char *fmt, ...)
 	dprintf(axond_log_fd, "axond[%ld.%03ld] %s%s: %s\n", (long)ts.tv_sec,
 		ts.tv_nsec / 1000000, axond_log_tag, names[level], line);
 }
-
-uint64_t axond_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}

@@ -670,7 +670,7 @@ static int poll_inflight(struct cu_dev *cd)
 		prof_end(&cd->prof, PROF_EV_QUERY, t0);
 		cu_devout_sink(NULL);
 		if (r == CUDA_ERROR_NOT_READY) {
-			cd->prof.ev_not_ready += exec_profiling;
+			cd->prof.ev_not_ready += axond_profiling;
 			if (nbusy == sizeof(busy) / sizeof(busy[0]))
 				break;
 			busy[nbusy++] = f->w->stream;
@@ -678,7 +678,7 @@ static int poll_inflight(struct cu_dev *cd)
 			continue;
 		}
 		*pp = f->next;
-		if (exec_profiling && f->t_tracked &&
+		if (axond_profiling && f->t_tracked &&
 		    (f->w->type == WORK_HTOD || f->w->type == WORK_DTOH)) {
 			/* A copy's time from its issue to the poll that saw it
 			 * done: the DMA as the executor sees it. */
@@ -1041,7 +1041,7 @@ static struct work *run_collapsed(struct cu_dev *cd, struct work *w, unsigned in
 	}
 	cd->held_g = g;
 	cd->held_cs = cs;
-	cd->prof.collapsed_items += exec_profiling ? n : 0;
+	cd->prof.collapsed_items += axond_profiling ? n : 0;
 	*issued = n;
 	*direct = 0;
 	return rest;
@@ -1113,7 +1113,7 @@ static void *executor(void *arg)
 		batch = cd->head;
 		cd->head = cd->tail = NULL;
 		pthread_mutex_unlock(&cd->lock);
-		if (exec_profiling && batch) {
+		if (axond_profiling && batch) {
 			/* idle: from the top of the loop to the batch, when
 			 * nothing was in flight to poll meanwhile */
 			if (!cd->inflight)
@@ -1146,7 +1146,7 @@ static void *executor(void *arg)
 			 * the executor holds it (enter). */
 			cu_devout_sink(NULL);
 		}
-		if (exec_profiling && nbatch) {
+		if (axond_profiling && nbatch) {
 			uint64_t now = axond_now_ns();
 
 			cd->prof.batches++;
@@ -1278,7 +1278,7 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 	int i, ret;
 
 	cu.d = d;
-	exec_profiling = getenv("AXOND_PROFILE") && *getenv("AXOND_PROFILE") == '1';
+	axond_profiling = getenv("AXOND_PROFILE") && *getenv("AXOND_PROFILE") == '1';
 	collapse_min = d->cfg.collapse_min;
 	poll_backoff_ns = d->cfg.poll_us * 1000ULL;
 	cu.shared_mode = d->cfg.isolation && !strcmp(d->cfg.isolation, "shared");
@@ -1624,7 +1624,7 @@ static int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 	r = vd.cuModuleLoadData(&cm->mod, image);
 	t[2] = prof_start();
 	cuda_leave();
-	if (exec_profiling)
+	if (axond_profiling)
 		log_info("profile: module load, %zu bytes: enter %.1f us, driver %.1f us, leave %.1f us",
 			 len, (double)(t[1] - t[0]) / 1e3, (double)(t[2] - t[1]) / 1e3,
 			 (double)(prof_start() - t[2]) / 1e3);
@@ -1696,7 +1696,7 @@ static void cuda_module_unload(struct axond *d, struct client *c, struct module 
 			cu_devout_sink(c->dead ? NULL : c);
 			t0 = prof_start();
 			vd.cuModuleUnload(cm->mod);
-			if (exec_profiling)
+			if (axond_profiling)
 				log_info("profile: module unload: driver %.1f us",
 					 (double)(prof_start() - t0) / 1e3);
 			cuda_leave();

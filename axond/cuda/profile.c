@@ -9,8 +9,6 @@
 #include "../axond.h"
 #include "profile.h"
 
-bool exec_profiling;
-
 static const char *const kind_name[PROF_NKINDS] = {
 	[PROF_ISSUE] = "issue",
 	[PROF_COLLAPSE] = "collapse",
@@ -29,7 +27,7 @@ void exec_prof_log(int dev, const struct exec_prof *p)
 	size_t off;
 	int k;
 
-	if (!exec_profiling || !p->items)
+	if (!axond_profiling || !p->items)
 		return;
 	off = (size_t)snprintf(line, sizeof(line),
 			       "profile: executor %d: %llu items in %llu batches (max %llu, %llu collapsed), %.3f ms from first to last;",

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../clock.h"
+
 enum prof_kind {
 	PROF_ISSUE,		/* the driver call that enqueues an item */
 	PROF_COLLAPSE,		/* a run of launches issued as one graph */
@@ -37,18 +39,14 @@ struct exec_prof {
 	uint64_t t_first, t_last;	/* first and last item seen */
 };
 
-extern bool exec_profiling;
-
-uint64_t axond_now_ns(void);
-
 static inline uint64_t prof_start(void)
 {
-	return __builtin_expect(exec_profiling, 0) ? axond_now_ns() : 0;
+	return __builtin_expect(axond_profiling, 0) ? axond_now_ns() : 0;
 }
 
 static inline void prof_end(struct exec_prof *p, enum prof_kind k, uint64_t t0)
 {
-	if (__builtin_expect(exec_profiling, 0) && p) {
+	if (__builtin_expect(axond_profiling, 0) && p) {
 		p->n[k]++;
 		p->ns[k] += axond_now_ns() - t0;
 	}
