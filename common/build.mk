@@ -1,8 +1,10 @@
 # common: shared data structures (AVL core, range map, VA allocator, handle
-# table), archived into libaxoncommon.a for the daemon, the client library
-# and the shim. CFLAGS has -fPIC, so the archive links into shared objects.
+# table) and the fatbin container layout, archived into libaxoncommon.a for
+# the daemon, the client library and the shim. CFLAGS has -fPIC, so the
+# archive links into shared objects.
 
-COMMON_SRCS := common/pool.c common/avl.c common/rangemap.c common/vaalloc.c common/handles.c
+COMMON_SRCS := common/pool.c common/avl.c common/rangemap.c common/vaalloc.c common/handles.c \
+	common/fatbin.c
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
 COMMON_LIB  := $(BUILD)/lib/libaxoncommon.a
 
