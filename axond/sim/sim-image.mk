@@ -1,13 +1,17 @@
-# axond/sim/sim-image.mk: the sim backend's module-image parser
-# (axond/sim/image.c) and built-in test kernels (axond/sim/kernels.c), and
+# axond/sim/sim-image.mk: the sim backend's module-image reader
+# (axond/sim/image.c, which assembles what image-builder.c, cubin.c,
+# ptx-lex.c, ptx-parse.c and fatbin-select.c read; the fatbin layout is
+# common/fatbin.c) and built-in test kernels (axond/sim/kernels.c), and
 # their tests. Included from axond/build.mk:
 #
 #	include axond/sim/sim-image.mk
 #
-# axond links $(SIM_IMAGE_OBJS) with $(SIM_IMAGE_LIBS).
+# axond links $(SIM_IMAGE_OBJS) with $(COMMON_LIB) and $(SIM_IMAGE_LIBS).
 # Needs liblz4-dev and libzstd-dev (Debian), and check for the tests.
 
-SIM_IMAGE_SRCS	:= axond/sim/image.c axond/sim/kernels.c
+SIM_IMAGE_SRCS	:= axond/sim/image.c axond/sim/image-builder.c axond/sim/cubin.c \
+		   axond/sim/ptx-lex.c axond/sim/ptx-parse.c axond/sim/fatbin-select.c \
+		   axond/sim/kernels.c
 SIM_IMAGE_OBJS	:= $(SIM_IMAGE_SRCS:%.c=$(BUILD)/obj/%.o)
 SIM_IMAGE_LIBS	:= -llz4 -lzstd -lm
 
@@ -59,7 +63,7 @@ SIM_TESTS	:= $(BUILD)/tests/sim-image $(BUILD)/tests/sim-kernels
 $(BUILD)/obj/tests/sim-image.o $(BUILD)/obj/tests/sim-kernels.o: \
 	CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond/sim
 
-$(SIM_TESTS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SIM_IMAGE_OBJS)
+$(SIM_TESTS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SIM_IMAGE_OBJS) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(SIM_IMAGE_LIBS) $(CHECK_LIBS)

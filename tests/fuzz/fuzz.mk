@@ -9,8 +9,9 @@
 #               in-process sim daemon, against a client holding real
 #               contexts, streams, events, a module, a function, an
 #               allocation, a VMM handle and a graph
-#   fuzz-image  the sim's module-image reader (sim/image.c: ELF cubin,
-#               fatbin and its LZ4/ZSTD entries, PTX)
+#   fuzz-image  the sim's module-image reader (sim/image.c and the readers
+#               it assembles from: ELF cubin, fatbin and its LZ4/ZSTD
+#               entries, PTX)
 #
 # They link the daemon's own objects, built again with clang and
 # -fsanitize=fuzzer-no-link,address,undefined under $(BUILD)/fuzz/obj/
@@ -69,7 +70,7 @@ $(FUZZ_OBJ)/%.o: %.c
 
 # fuzz-image needs only the image reader; the other two the whole daemon.
 $(FUZZ_OUT)/bin/fuzz-image: $(FUZZ_OBJ)/$(FUZZ_DIR)/fuzz-image.o \
-		$(SIM_IMAGE_SRCS:%.c=$(FUZZ_OBJ)/%.o)
+		$(SIM_IMAGE_SRCS:%.c=$(FUZZ_OBJ)/%.o) $(FUZZ_OBJ)/common/fatbin.o
 $(FUZZ_OUT)/bin/fuzz-hello $(FUZZ_OUT)/bin/fuzz-sqe: $(FUZZ_OUT)/bin/fuzz-%: \
 		$(FUZZ_OBJ)/$(FUZZ_DIR)/fuzz-%.o $(FUZZ_DAEMON_OBJ) $(FUZZ_AXOND_OBJS)
 
