@@ -29,21 +29,19 @@
  * Every offset and size read from the image is checked before use, and
  * loops are bounded by the section and symbol counts.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cubin.h"
 
-#define EM_CUDA_		190
-#define ELF_ET_REL		1
-#define ELF_ET_EXEC		2
-#define ELF_SHT_SYMTAB		2
-#define ELF_SHT_NOBITS		8
-#define ELF_SHN_LORESERVE	0xff00
-#define ELF_STT_OBJECT		1
-#define ELF_STT_FUNC		2
-#define ELF_STT_CUDA_OBJECT	13
+/*
+ * NVIDIA's own ELF values, which <elf.h> does not name: the symbol type of
+ * relocatable cubins' variables (the first processor-specific type) and
+ * the st_other bit that marks a kernel entry.
+ */
+#define STT_CUDA_OBJECT		STT_LOPROC
 #define STO_CUDA_ENTRY		0x10
 
 #define EIFMT_NVAL		1
@@ -74,12 +72,24 @@ static uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
-static uint64_t rd64(const uint8_t *p)
+/*
+ * The image need not be aligned for ELF structs: headers and symbols are
+ * copied out of it, never pointed at.
+ */
+static Elf64_Shdr rd_shdr(const uint8_t *p)
 {
-	uint64_t v;
+	Elf64_Shdr h;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
+	memcpy(&h, p, sizeof(h));
+	return h;
+}
+
+static Elf64_Sym rd_sym(const uint8_t *p)
+{
+	Elf64_Sym s;
+
+	memcpy(&s, p, sizeof(s));
+	return s;
 }
 
 /* [off, off + size) lies inside [0, len). */
@@ -94,6 +104,7 @@ struct elf_sec {
 	uint32_t type;
 	uint64_t off, size;
 	uint32_t link;
+	uint32_t name_off;	/* sh_name */
 };
 
 struct elf {
@@ -110,7 +121,7 @@ static const uint8_t *elf_data(struct sim_builder *b, const struct elf *e,
 {
 	const struct elf_sec *s = &e->sec[i];
 
-	if (s->type == ELF_SHT_NOBITS || !in_range(s->off, s->size, e->len)) {
+	if (s->type == SHT_NOBITS || !in_range(s->off, s->size, e->len)) {
 		*rc = sim_fail(b, -EINVAL,
 			       "ELF: section %u (%s) data out of the file", i,
 			       s->name);
@@ -296,7 +307,7 @@ static int elf_global(struct sim_builder *b, const struct elf *e, char *name,
 		return rc;
 	}
 	if (size && strcmp(s->name, ".nv.global") &&
-	    s->type != ELF_SHT_NOBITS) {
+	    s->type != SHT_NOBITS) {
 		const uint8_t *d = elf_data(b, e, shndx, &rc);
 
 		if (!d || (rc = sim_reserve_init(b, name, size))) {
@@ -361,32 +372,32 @@ static int elf_symbols(struct sim_builder *b, const struct elf *e, unsigned symi
 	if (!str)
 		return rc;
 	strsize = e->sec[ss->link].size;
-	nsym = ss->size / 24;
+	nsym = ss->size / sizeof(Elf64_Sym);
 
 	for (i = 1; i < nsym; i++) {
-		const uint8_t *s = sym + i * 24;
-		uint8_t type = s[4] & 0xf, other = s[5];
-		uint16_t shndx = rd16(s + 6);
+		Elf64_Sym s = rd_sym(sym + i * sizeof(Elf64_Sym));
+		uint8_t type = ELF64_ST_TYPE(s.st_info), other = s.st_other;
+		uint16_t shndx = s.st_shndx;
 		const struct elf_sec *sec;
 		const char *nm;
 		size_t nlen;
 		char *name;
 
-		if (type != ELF_STT_FUNC && type != ELF_STT_OBJECT &&
-		    type != ELF_STT_CUDA_OBJECT)
+		if (type != STT_FUNC && type != STT_OBJECT &&
+		    type != STT_CUDA_OBJECT)
 			continue;
-		if (shndx == 0 || shndx >= ELF_SHN_LORESERVE ||
+		if (shndx == 0 || shndx >= SHN_LORESERVE ||
 		    shndx >= e->shnum)
 			continue;
 		sec = &e->sec[shndx];
-		if (type != ELF_STT_FUNC && !is_global_section(sec))
+		if (type != STT_FUNC && !is_global_section(sec))
 			continue;
-		nm = elf_str(b, str, strsize, rd32(s), &nlen, &rc);
+		nm = elf_str(b, str, strsize, s.st_name, &nlen, &rc);
 		if (!nm)
 			return rc;
 		if (!nlen)
 			continue;
-		if (type == ELF_STT_FUNC) {
+		if (type == STT_FUNC) {
 			/* the kernel's own .text.<name> section */
 			if (sec->namelen != 6 + nlen ||
 			    memcmp(sec->name, ".text.", 6) ||
@@ -399,11 +410,11 @@ static int elf_symbols(struct sim_builder *b, const struct elf *e, unsigned symi
 		name = sim_dup_name(nm, nlen);
 		if (!name)
 			return sim_fail(b, -ENOMEM, "out of memory");
-		if (type == ELF_STT_FUNC)
+		if (type == STT_FUNC)
 			rc = elf_kernel(b, e, name, nlen);
 		else
-			rc = elf_global(b, e, name, shndx, rd64(s + 8),
-					rd64(s + 16));
+			rc = elf_global(b, e, name, shndx, s.st_value,
+					s.st_size);
 		if (rc)
 			return rc;
 	}
@@ -415,46 +426,42 @@ int sim_cubin_read(struct sim_builder *b, const uint8_t *d, size_t len,
 		   bool check_arch)
 {
 	struct elf e = { .d = d, .len = len };
-	uint64_t shoff;
-	uint16_t type, shentsize, shstrndx;
+	Elf64_Ehdr eh;
 	unsigned i, symi = 0;
 	const uint8_t *shstr;
 	uint64_t shstrsize;
 	int rc = 0;
 
-	if (len < 64)
+	if (len < sizeof(eh))
 		return sim_fail(b, -EINVAL, "ELF: truncated header (%zu bytes)",
 				len);
-	if (d[4] != 2)
+	memcpy(&eh, d, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
 		return sim_fail(b, -ENOTSUP,
 				"ELF: only 64-bit cubins are supported (class %u)",
-				d[4]);
-	if (d[5] != 1)
+				eh.e_ident[EI_CLASS]);
+	if (eh.e_ident[EI_DATA] != ELFDATA2LSB)
 		return sim_fail(b, -EINVAL, "ELF: not little-endian");
-	if (rd16(d + 18) != EM_CUDA_)
-		return sim_fail(b, -EINVAL, "ELF: machine %u is not EM_CUDA (190)",
-				rd16(d + 18));
-	type = rd16(d + 16);
-	if (type != ELF_ET_EXEC && type != ELF_ET_REL)
+	if (eh.e_machine != EM_CUDA)
+		return sim_fail(b, -EINVAL, "ELF: machine %u is not EM_CUDA (%u)",
+				eh.e_machine, EM_CUDA);
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_REL)
 		return sim_fail(b, -EINVAL, "ELF: type %u is neither ET_EXEC nor ET_REL",
-				type);
-	shoff = rd64(d + 0x28);
-	shentsize = rd16(d + 0x3a);
-	e.shnum = rd16(d + 0x3c);
-	shstrndx = rd16(d + 0x3e);
+				eh.e_type);
+	e.shnum = eh.e_shnum;
 	if (!e.shnum)
 		return sim_fail(b, -EINVAL, "ELF: no section headers");
-	if (shentsize != 64)
-		return sim_fail(b, -EINVAL, "ELF: section header size %u, not 64",
-				shentsize);
-	if (!in_range(shoff, (uint64_t)e.shnum * 64, len))
+	if (eh.e_shentsize != sizeof(Elf64_Shdr))
+		return sim_fail(b, -EINVAL, "ELF: section header size %u, not %zu",
+				eh.e_shentsize, sizeof(Elf64_Shdr));
+	if (!in_range(eh.e_shoff, (uint64_t)e.shnum * sizeof(Elf64_Shdr), len))
 		return sim_fail(b, -EINVAL, "ELF: section headers out of the file");
-	if (shstrndx == 0 || shstrndx >= e.shnum)
+	if (eh.e_shstrndx == 0 || eh.e_shstrndx >= e.shnum)
 		return sim_fail(b, -EINVAL, "ELF: bad section name table index %u",
-				shstrndx);
+				eh.e_shstrndx);
 	/* e_flags: sm in bits 8-15 since ELF ABI version 7, else 0-7 */
-	b->img->sm_arch = d[8] >= 7 ? (rd32(d + 0x30) >> 8) & 0xff :
-				      rd32(d + 0x30) & 0xff;
+	b->img->sm_arch = eh.e_ident[EI_ABIVERSION] >= 7 ?
+			  (eh.e_flags >> 8) & 0xff : eh.e_flags & 0xff;
 	if (check_arch && b->img->sm_arch && !sim_sm_runs(b->img->sm_arch))
 		return sim_fail(b, -ENOEXEC, "cubin for sm_%u cannot run on sm_%u",
 				b->img->sm_arch, SIM_IMAGE_SM);
@@ -466,20 +473,20 @@ int sim_cubin_read(struct sim_builder *b, const uint8_t *d, size_t len,
 		goto out;
 	}
 	for (i = 0; i < e.shnum; i++) {
-		const uint8_t *h = d + shoff + (uint64_t)i * 64;
+		Elf64_Shdr h = rd_shdr(d + eh.e_shoff + (uint64_t)i * sizeof(h));
 
 		e.sec[i] = (struct elf_sec){
-			.name = "", .type = rd32(h + 4), .off = rd64(h + 24),
-			.size = rd64(h + 32), .link = rd32(h + 40),
+			.name = "", .type = h.sh_type, .off = h.sh_offset,
+			.size = h.sh_size, .link = h.sh_link, .name_off = h.sh_name,
 		};
 		e.by_name[i] = &e.sec[i];
 	}
-	shstr = elf_data(b, &e, shstrndx, &rc);
+	shstr = elf_data(b, &e, eh.e_shstrndx, &rc);
 	if (!shstr)
 		goto out;
-	shstrsize = e.sec[shstrndx].size;
+	shstrsize = e.sec[eh.e_shstrndx].size;
 	for (i = 1; i < e.shnum; i++) {
-		uint32_t no = rd32(d + shoff + (uint64_t)i * 64);
+		uint32_t no = e.sec[i].name_off;
 		const uint8_t *nul;
 
 		if (no >= shstrsize ||
@@ -490,7 +497,7 @@ int sim_cubin_read(struct sim_builder *b, const uint8_t *d, size_t len,
 		}
 		e.sec[i].name = (const char *)shstr + no;
 		e.sec[i].namelen = (size_t)(nul - (shstr + no));
-		if (e.sec[i].type == ELF_SHT_SYMTAB && !symi)
+		if (e.sec[i].type == SHT_SYMTAB && !symi)
 			symi = i;
 	}
 	qsort(e.by_name, e.shnum, sizeof(*e.by_name), elf_sort_cmp);
