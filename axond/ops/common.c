@@ -1,42 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Lookups and range checks every op family uses. */
+/* Range checks every op family uses (the handle lookups: tables.c). */
 #include <cuda.h>
 #include "ops.h"
-
-struct ctx *ctx_lookup(struct client *c, uint64_t handle)
-{
-	struct ctx *ctx = handle_lookup(&c->ctxs, handle, AXON_HANDLE_CTX);
-
-	return ctx && !ctx->dying ? ctx : NULL;
-}
-
-struct stream *stream_lookup(struct client *c, uint64_t handle)
-{
-	struct stream *s = handle_lookup(&c->streams, handle, AXON_HANDLE_STREAM);
-
-	return s && !s->dying ? s : NULL;
-}
-
-struct event *event_lookup(struct client *c, uint64_t handle)
-{
-	struct event *e = handle_lookup(&c->events, handle, AXON_HANDLE_EVENT);
-
-	return e && !e->dying ? e : NULL;
-}
-
-struct module *module_lookup(struct client *c, uint64_t handle)
-{
-	struct module *m = handle_lookup(&c->modules, handle, AXON_HANDLE_MODULE);
-
-	return m && !m->dying ? m : NULL;
-}
-
-struct func *func_lookup(struct client *c, uint64_t handle)
-{
-	struct func *f = handle_lookup(&c->funcs, handle, AXON_HANDLE_FUNC);
-
-	return f && !f->module->dying ? f : NULL;
-}
 
 void *data_range(struct client *c, uint64_t off, uint64_t len)
 {
