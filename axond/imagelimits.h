@@ -9,9 +9,9 @@
  * parser and NVIDIA's driver alike allocate and fill. Every compressed entry
  * of every container is checked, whichever one a backend would pick: its
  * inflated size against max_inflate, and that size against max_ratio times
- * its compressed size. The walk reads the headers as axond/sim/image.c and
- * the driver do; a malformed container ends the walk and is left for the
- * parser to refuse.
+ * its compressed size. The walk is common/fatbin.h's, the one the sim's
+ * reader uses, reading the headers as the driver does; a malformed
+ * container ends the walk and is left for the parser to refuse.
  */
 #ifndef AXOND_IMAGELIMITS_H
 #define AXOND_IMAGELIMITS_H
