@@ -30,6 +30,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "fatbin.h"
 #include "shim.h"
 
 struct lib_module {
@@ -215,7 +216,7 @@ static CUresult library_load(CUlibrary *library, const void *code, bool preserve
 		 * measured (the caller's memory, as the driver reads it)? */
 		memcpy(&next, (const char *)image + len, 4);
 		shim_log("cuLibraryLoadData: %zu bytes%s, %spreserved", len,
-			 next == 0xBA55ED50U ? ", followed by another fatbin" : "",
+			 next == FATBIN_MAGIC ? ", followed by another fatbin" : "",
 			 preserved ? "" : "not ");
 	}
 	l = calloc(1, sizeof(*l));

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fatbin.h"
 #include "shim.h"
 
 #define MAX_REFUSED	1024
@@ -89,8 +90,6 @@ static CUresult lookup(const void *image, size_t len, CUdevice dev, bool at,
 	return CUDA_SUCCESS;
 }
 
-#define FATBIN_MAGIC	0xBA55ED50U
-
 /*
  * With AXON_LOG=2: what a refused image holds (a fatbin's entries: kind,
  * architecture, flags), to tell an image without code for the device from
@@ -98,43 +97,27 @@ static CUresult lookup(const void *image, size_t len, CUdevice dev, bool at,
  */
 static void describe(const void *image, size_t len, CUdevice dev, CUresult err)
 {
-	const unsigned char *p = image;
 	const char *lvl = getenv("AXON_LOG");
+	struct fatbin_iter it;
+	struct fatbin_entry e;
 	char line[512];
-	size_t off = 0, eo, end;
-	uint32_t magic;
-	uint16_t hs;
-	uint64_t fsize;
+	size_t off = 0;
 
 	if (!lvl || strcmp(lvl, "2") || len < 16)
 		return;
-	memcpy(&magic, p, 4);
-	if (magic != FATBIN_MAGIC) {
+	if (!fatbin_is_container(image, len)) {
 		shim_log("image of %zu bytes refused on device %d (%d): not a fatbin (%.4s)",
-			 len, dev, (int)err, (const char *)p);
+			 len, dev, (int)err, (const char *)image);
 		return;
 	}
-	memcpy(&hs, p + 6, 2);
-	memcpy(&fsize, p + 8, 8);
-	end = (size_t)hs + (size_t)fsize;
 	off += (size_t)snprintf(line, sizeof(line), "%zu bytes:", len);
-	for (eo = hs; eo + 48 <= end && eo + 48 <= len && off < sizeof(line) - 40;) {
-		uint16_t kind;
-		uint32_t ehs, arch;
-		uint64_t psize, flags;
-
-		memcpy(&kind, p + eo, 2);
-		memcpy(&ehs, p + eo + 4, 4);
-		memcpy(&psize, p + eo + 8, 8);
-		memcpy(&arch, p + eo + 28, 4);
-		memcpy(&flags, p + eo + 40, 8);
+	/* the entries up to the first malformed header, as many as fit */
+	fatbin_iter_init(&it, image, len);
+	while (off < sizeof(line) - 40 && fatbin_next(&it, &e) == FATBIN_ENTRY)
 		off += (size_t)snprintf(line + off, sizeof(line) - off, " %s%u/%#llx",
-					kind == 1 ? "ptx" : kind == 2 ? "sm" : "?", arch,
-					(unsigned long long)flags);
-		if (ehs < 48 || psize > len)
-			break;
-		eo += ehs + psize;
-	}
+					e.kind == FATBIN_KIND_PTX ? "ptx" :
+					e.kind == FATBIN_KIND_ELF ? "sm" : "?", e.arch,
+					(unsigned long long)e.flags);
 	shim_log("fatbin refused on device %d (%d): %s", dev, (int)err, line);
 }
 
