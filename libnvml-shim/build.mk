@@ -62,7 +62,7 @@ $(NVML_TEST_OBJ): CFLAGS += $(CHECK_CFLAGS)
 $(NVML_TEST): $(NVML_TEST_OBJ) $(IT_HARNESS_OBJS) $(LIBAXON_A)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) $(JSON_LIBS) -lm
 $(NVML_TEST): | $(BUILD)/bin/axond $(NVML_CLIENT)
 
 ALL_TARGETS += $(NVML_CLIENT)

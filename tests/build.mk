@@ -32,7 +32,7 @@ IT_TESTS        += graphcopy
 IT_TESTS        += mathlibs
 IT_TESTS        += restart isolation
 IT_TEST_PROGS   := $(IT_TESTS:%=$(BUILD)/tests/integration-%)
-IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(AXONCTL_JSON_OBJ)
+IT_HARNESS_OBJS := $(IT_OBJDIR)/harness.o $(TOOLS_JSON_OBJ)
 
 $(IT_OBJDIR)/harness.o $(IT_TESTS:%=$(IT_OBJDIR)/test-%.o): CFLAGS += $(CHECK_CFLAGS)
 
@@ -46,7 +46,7 @@ $(IT_TEST_PROGS): $(BUILD)/tests/integration-%: $(IT_OBJDIR)/test-%.o $(IT_HARNE
 		$(LIBAXON_A)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) $(JSON_LIBS) -lm
 
 # What the tests run: the daemon, the clients, axonctl, the kernel images.
 $(IT_TEST_PROGS): | $(BUILD)/bin/axond $(AXONCTL) $(IT_CLIENT_PROGS)
@@ -64,7 +64,7 @@ $(IT_OBJDIR)/graph_test.o: CFLAGS += $(CHECK_CFLAGS)
 $(IT_GRAPH_TEST): $(IT_OBJDIR)/graph_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) $(JSON_LIBS) -lm
 $(IT_GRAPH_TEST): | $(BUILD)/bin/axond $(BUILD)/tests/bin/drv-graph
 TEST_PROGS += $(IT_GRAPH_TEST)
 # Its own copy of drv-graph, with the rpath of the other clients here.
@@ -81,7 +81,7 @@ $(IT_OBJDIR)/devout_test.o: CFLAGS += $(CHECK_CFLAGS)
 $(IT_DEVOUT_TEST): $(IT_OBJDIR)/devout_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) $(JSON_LIBS) -lm
 $(IT_DEVOUT_TEST): | $(BUILD)/bin/axond $(IT_DEVOUT_BINS) $(BUILD)/tests/bin/vecadd
 TEST_PROGS += $(IT_DEVOUT_TEST)
 # Process isolation runs drv-fault through the supervisor.

@@ -1,19 +1,29 @@
 # tools: command-line programs over libaxon.
 #
 # axonctl: axond stats and status, and the kernel module over generic
-# netlink (tools/axonctl/; links libaxon-nl.a and libnl-genl-3). json.c is
-# its small JSON reader, shared with tests/integration (tests/build.mk links
-# $(AXONCTL_JSON_OBJ)).
+# netlink (tools/axonctl/; links libaxon-nl.a and libnl-genl-3).
+#
+# tools/common/json.c: the JSON reader (over json-c) of axonctl, axon-top
+# and the tests (tests/build.mk links $(TOOLS_JSON_OBJ) and $(JSON_LIBS)).
+
+TOOLS_JSON_OBJ   := $(BUILD)/obj/tools/common/json.o
+# json-c, the one JSON library of the stats document: axond writes it
+# (axond/build.mk links it too), the tools and the tests read it. Not the
+# shim's or libaxon's. Its headers are included as <json-c/...>: json-c's
+# include directory has a json.h of its own.
+JSON_LIBS        := $(or $(shell pkg-config --libs json-c 2>/dev/null),-ljson-c)
 
 AXONCTL          := $(BUILD)/bin/axonctl
-AXONCTL_SRCS     := tools/axonctl/axonctl.c tools/axonctl/json.c
-AXONCTL_OBJS     := $(AXONCTL_SRCS:%.c=$(BUILD)/obj/%.o)
-AXONCTL_JSON_OBJ := $(BUILD)/obj/tools/axonctl/json.o
+AXONCTL_SRCS     := tools/axonctl/axonctl.c
+AXONCTL_OBJS     := $(AXONCTL_SRCS:%.c=$(BUILD)/obj/%.o) $(TOOLS_JSON_OBJ)
+
+$(BUILD)/obj/tools/axonctl/axonctl.o: CFLAGS += -I$(CURDIR)/tools/common
 
 $(AXONCTL): $(AXONCTL_OBJS) $(LIBAXON_NL_A) $(LIBAXON_A)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXONCTL_OBJS) $(LIBAXON_NL_A) $(LIBAXON_A) $(NL_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXONCTL_OBJS) $(LIBAXON_NL_A) $(LIBAXON_A) $(NL_LIBS) \
+	  $(JSON_LIBS) -lm
 
 ALL_TARGETS += $(AXONCTL)
 

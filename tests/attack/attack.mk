@@ -22,7 +22,7 @@ $(ATTACK_PROGS): $(BUILD)/tests/%: $(ATTACK_OBJDIR)/%.o $(ATTACK_COMMON) \
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ATTACK_COMMON) $(IT_HARNESS_OBJS) $(LIBAXON_A) \
-		$(CHECK_LIBS) -lm
+		$(CHECK_LIBS) $(JSON_LIBS) -lm
 
 # What they run: the daemon, the shim's clients, the kernel images.
 $(ATTACK_PROGS): | $(BUILD)/bin/axond $(IT_CLIENT_PROGS)

@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include <axon/libaxon.h>
-#include "../../tools/axonctl/json.h"
+#include "../../tools/common/json.h"
 
 /* Exit codes of test programs (tests/run-tests.sh). */
 #define H_PASS	0

@@ -30,7 +30,8 @@ TOPT_CLIENT	:= $(BUILD)/tests/bin/topclient
 TOPT_LIB	:= $(BUILD)/tests/bin/axon-top-lib.sh
 # Spelled out (not axon-top.mk's variables) so that the order in which the
 # fragments are included does not matter.
-TOPT_CORE_OBJS	:= $(addprefix $(BUILD)/obj/tools/axon-top/,jsonr.o model.o \
+TOPT_CORE_OBJS	:= $(BUILD)/obj/tools/common/json.o \
+		   $(addprefix $(BUILD)/obj/tools/axon-top/,model.o \
 		   columns.o source.o source-axond.o source-proc.o batch.o trace.o) \
 		   $(BUILD)/obj/gen/shim_errors.o
 
@@ -49,15 +50,17 @@ $(TOPT_CLIENT): $(BUILD)/obj/tests/tools/topclient.o $(BUILD)/lib/libcuda.so.1
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
 
-$(BUILD)/obj/tests/tools/unit-axon-top.o: CFLAGS += -I$(CURDIR)/tools/axon-top
+$(BUILD)/obj/tests/tools/unit-axon-top.o: CFLAGS += -I$(CURDIR)/tools/axon-top \
+	-I$(CURDIR)/tools/common
 
 $(BUILD)/tests/unit-axon-top: $(BUILD)/obj/tests/tools/unit-axon-top.o \
 		$(TOPT_CORE_OBJS) $(BUILD)/lib/libaxon.a
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
 $(BUILD)/obj/tests/tools/unit-axon-top-proc.o: CFLAGS += -I$(CURDIR)/tools/axon-top \
+	-I$(CURDIR)/tools/common \
 	$(CHECK_CFLAGS) -DTOPP_BUILD='"$(CURDIR)/$(BUILD)"' -DTOPP_SRC='"$(CURDIR)"'
 
 # Runs $(BUILD)/bin/axon-top on the fixtures.
@@ -65,7 +68,7 @@ $(BUILD)/tests/unit-axon-top-proc: $(BUILD)/obj/tests/tools/unit-axon-top-proc.o
 		$(TOPT_CORE_OBJS) $(BUILD)/lib/libaxon.a | $(BUILD)/bin/axon-top
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) $(JSON_LIBS) -lm
 
 # What the scripts run.
 $(TOPT_SCRIPTS:%=$(BUILD)/tests/%): | $(BUILD)/bin/axon-top $(BUILD)/bin/axond \

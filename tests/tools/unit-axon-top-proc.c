@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jsonr.h"
+#include "json.h"
 #include "top.h"
 
 #ifndef TOPP_BUILD
@@ -75,10 +75,10 @@ static int run_top(const char *args, char **out, char **errout)
 }
 
 /* One --json snapshot of fixture dir name. */
-static struct jr *json_of(const char *name)
+static struct json *json_of(const char *name)
 {
 	char args[1024], *out, *err, perr[200];
-	struct jr *j;
+	struct json *j;
 	int rc;
 
 	snprintf(args, sizeof(args), "--source proc --proc-dir '%s/%s' -b -n 1 -d 0.01 --json",
@@ -87,33 +87,33 @@ static struct jr *json_of(const char *name)
 	ck_assert_msg(rc == 0, "%s: exit %d: %s", name, rc, err);
 	ck_assert_msg(!*err, "%s: stderr: %s", name, err);
 	ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "%s: not one line", name);
-	j = jr_parse(out, perr, sizeof(perr));
+	j = json_parse(out, perr, sizeof(perr));
 	ck_assert_msg(j, "%s: %s in %s", name, perr, out);
 	free(out);
 	free(err);
 	return j;
 }
 
-static const struct jr *client_by_id(const struct jr *root, uint64_t id)
+static const struct json *client_by_id(const struct json *root, uint64_t id)
 {
-	const struct jr *c;
+	const struct json *c;
 
-	for (c = jr_first(jr_get(root, "clients")); c; c = c->next)
-		if (jr_u64(jr_get(c, "id"), 0) == id)
+	for (c = json_first(json_get(root, "clients")); c; c = c->next)
+		if (json_u64(json_get(c, "id"), 0) == id)
 			return c;
 	ck_abort_msg("no client %llu", (unsigned long long)id);
 	return NULL;
 }
 
-#define U64(j, path) jr_u64(jr_path((j), (path)), 0xdeadbeefULL)
-#define STR(j, path) jr_str(jr_path((j), (path)), "<missing>")
+#define U64(j, path) json_u64(json_path((j), (path)), 0xdeadbeefULL)
+#define STR(j, path) json_str(json_path((j), (path)), "<missing>")
 
 /* ---- good fixtures --------------------------------------------------------- */
 
 START_TEST(basic_json)
 {
-	struct jr *j = json_of("proc-basic");
-	const struct jr *c;
+	struct json *j = json_of("proc-basic");
+	const struct json *c;
 
 	ck_assert_str_eq(STR(j, "source"), "proc");
 	ck_assert_uint_eq(U64(j, "daemon.pid"), 4242);
@@ -122,11 +122,11 @@ START_TEST(basic_json)
 	ck_assert_uint_eq(U64(j, "daemon.clients"), 3);
 	ck_assert_uint_eq(U64(j, "daemon.clients_total"), 17);
 	ck_assert_uint_eq(U64(j, "daemon.mem_used"), 72351744);
-	ck_assert(jr_is(jr_path(j, "daemon.mem_reserved"), JR_NULL));
-	ck_assert_uint_eq(jr_get(j, "devices")->len, 0);
-	ck_assert_uint_eq(jr_get(j, "clients")->len, 3);
+	ck_assert(json_is(json_path(j, "daemon.mem_reserved"), JSON_NULL));
+	ck_assert_uint_eq(json_get(j, "devices")->len, 0);
+	ck_assert_uint_eq(json_get(j, "clients")->len, 3);
 	/* every printed snapshot has rates: nothing moved, so zero */
-	ck_assert(jr_num(jr_path(j, "daemon.rates.submits"), -1) == 0);
+	ck_assert(json_num(json_path(j, "daemon.rates.submits"), -1) == 0);
 
 	c = client_by_id(j, 3);
 	ck_assert_uint_eq(U64(c, "pid"), 1001);
@@ -142,9 +142,9 @@ START_TEST(basic_json)
 	ck_assert_uint_eq(U64(c, "ring.submits"), 4294967290ULL);
 	ck_assert_uint_eq(U64(c, "ring.completions"), 4294967280ULL);
 	ck_assert_uint_eq(U64(c, "ring.enters"), 12);
-	ck_assert(jr_is(jr_get(c, "device"), JR_NULL));
-	ck_assert(jr_num(jr_path(c, "rates.submits"), -1) == 0);
-	ck_assert(jr_num(jr_path(c, "rates.completions"), -1) == 0);
+	ck_assert(json_is(json_get(c, "device"), JSON_NULL));
+	ck_assert(json_num(json_path(c, "rates.submits"), -1) == 0);
+	ck_assert(json_num(json_path(c, "rates.completions"), -1) == 0);
 
 	c = client_by_id(j, 7);
 	ck_assert_uint_eq(U64(c, "pid"), 1002);
@@ -161,9 +161,9 @@ START_TEST(basic_json)
 	c = client_by_id(j, 9);
 	ck_assert_str_eq(STR(c, "comm"), "-");			/* the module's empty comm */
 	ck_assert_str_eq(STR(c, "cgroup"), "/");
-	ck_assert(jr_is(jr_path(c, "mem.limit"), JR_NULL));	/* root: max */
+	ck_assert(json_is(json_path(c, "mem.limit"), JSON_NULL));	/* root: max */
 	ck_assert_str_eq(STR(c, "state"), "orphan");
-	jr_free(j);
+	json_free(j);
 }
 END_TEST
 
@@ -239,14 +239,14 @@ END_TEST
 START_TEST(empty_clients)
 {
 	char args[1024], *out, *err;
-	struct jr *j = json_of("proc-empty");
+	struct json *j = json_of("proc-empty");
 	int rc;
 
 	ck_assert_uint_eq(U64(j, "daemon.clients"), 0);
 	ck_assert_uint_eq(U64(j, "daemon.pid"), 0);		/* no daemon attached */
-	ck_assert(jr_is(jr_get(j, "clients"), JR_ARRAY));
-	ck_assert_uint_eq(jr_get(j, "clients")->len, 0);
-	jr_free(j);
+	ck_assert(json_is(json_get(j, "clients"), JSON_ARRAY));
+	ck_assert_uint_eq(json_get(j, "clients")->len, 0);
+	json_free(j);
 
 	snprintf(args, sizeof(args), "--source proc --proc-dir '%s/proc-empty' -b -n 1 -d 0.01",
 		 fixtures);
@@ -260,12 +260,12 @@ END_TEST
 
 START_TEST(extra_fields)
 {
-	struct jr *j = json_of("proc-extra");
-	const struct jr *c = client_by_id(j, 5);
+	struct json *j = json_of("proc-extra");
+	const struct json *c = client_by_id(j, 5);
 
 	/* an appended "numa" field in clients, "weight" in cgroups, an unknown
 	 * stats counter: ignored; tab and newline escapes undone */
-	ck_assert_uint_eq(jr_get(j, "clients")->len, 1);
+	ck_assert_uint_eq(json_get(j, "clients")->len, 1);
 	ck_assert_uint_eq(U64(j, "daemon.pid"), 77);
 	ck_assert_uint_eq(U64(c, "pid"), 2001);
 	ck_assert_str_eq(STR(c, "comm"), "a\nb c");
@@ -273,18 +273,18 @@ START_TEST(extra_fields)
 	ck_assert_uint_eq(U64(c, "mem.limit"), 65536);		/* devmem, not hostmem */
 	ck_assert_str_eq(STR(c, "state"), "active");
 	ck_assert_uint_eq(U64(c, "ring.enters"), 2);
-	jr_free(j);
+	json_free(j);
 }
 END_TEST
 
 START_TEST(no_cgroups_file)
 {
-	struct jr *j = json_of("proc-no-cgroups");
-	const struct jr *c = client_by_id(j, 4);
+	struct json *j = json_of("proc-no-cgroups");
+	const struct json *c = client_by_id(j, 4);
 
-	ck_assert(jr_is(jr_path(c, "mem.limit"), JR_NULL));
+	ck_assert(json_is(json_path(c, "mem.limit"), JSON_NULL));
 	ck_assert_str_eq(STR(c, "state"), "new");
-	jr_free(j);
+	json_free(j);
 }
 END_TEST
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonr.h"
+#include "json.h"
 #include "top.h"
 
 static int failures;
@@ -33,7 +33,7 @@ static int failures;
 static void test_json(void)
 {
 	char err[200];
-	struct jr *j;
+	struct json *j;
 	const char *bad[] = {
 		"", "{", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "[1 2]", "nul", "tru",
 		"\"abc", "\"a\\x\"", "\"\\u12\"", "01x", "-", "1.", "1e", "{} x",
@@ -42,46 +42,46 @@ static void test_json(void)
 	char deep[300];
 	size_t i;
 
-	j = jr_parse("{\"a\":{\"b\":[1,2,{\"c\":\"x\\u00e9\\ud83d\\ude00\\n\"}]},"
+	j = json_parse("{\"a\":{\"b\":[1,2,{\"c\":\"x\\u00e9\\ud83d\\ude00\\n\"}]},"
 		     "\"big\":18446744073709551615,\"neg\":-5,\"f\":1.5e3,"
 		     "\"t\":true,\"n\":null,\"s\":\"q\\\"\\\\/\",\"z\":\"a\\u0000b\"}",
 		     err, sizeof(err));
 	CHECK(j, "%s", err);
 	if (j) {
-		CHECK(jr_u64(jr_get(j, "big"), 0) == UINT64_MAX, "big");
-		CHECK(jr_i64(jr_get(j, "neg"), 0) == -5, "neg");
-		CHECK(jr_u64(jr_get(j, "neg"), 7) == 0, "negative as u64");
-		CHECK(jr_num(jr_get(j, "f"), 0) == 1500.0, "float");
-		CHECK(jr_u64(jr_get(j, "f"), 0) == 1500, "float as u64");
-		CHECK(jr_get(j, "t")->b, "true");
-		CHECK(jr_is(jr_get(j, "n"), JR_NULL), "null");
-		CHECK_STR(jr_str(jr_get(j, "s"), ""), "q\"\\/");
-		CHECK_STR(jr_str(jr_get(j, "z"), ""), "a?b");
-		CHECK_STR(jr_str(jr_path(j, "a.b"), "def"), "def");	/* wrong type */
-		CHECK(jr_u64(jr_at(jr_path(j, "a.b"), 1), 0) == 2, "a.b[1]");
-		CHECK_STR(jr_str(jr_get(jr_at(jr_path(j, "a.b"), 2), "c"), ""),
+		CHECK(json_u64(json_get(j, "big"), 0) == UINT64_MAX, "big");
+		CHECK(json_i64(json_get(j, "neg"), 0) == -5, "neg");
+		CHECK(json_u64(json_get(j, "neg"), 7) == 0, "negative as u64");
+		CHECK(json_num(json_get(j, "f"), 0) == 1500.0, "float");
+		CHECK(json_u64(json_get(j, "f"), 0) == 1500, "float as u64");
+		CHECK(json_get(j, "t")->boolean, "true");
+		CHECK(json_is(json_get(j, "n"), JSON_NULL), "null");
+		CHECK_STR(json_str(json_get(j, "s"), ""), "q\"\\/");
+		CHECK_STR(json_str(json_get(j, "z"), ""), "a?b");
+		CHECK_STR(json_str(json_path(j, "a.b"), "def"), "def");	/* wrong type */
+		CHECK(json_u64(json_at(json_path(j, "a.b"), 1), 0) == 2, "a.b[1]");
+		CHECK_STR(json_str(json_get(json_at(json_path(j, "a.b"), 2), "c"), ""),
 			  "x\xc3\xa9\xf0\x9f\x98\x80\n");
-		CHECK(!jr_get(j, "missing") && jr_u64(jr_get(j, "missing"), 42) == 42, "default");
-		CHECK(!jr_path(j, "a.b.c.d"), "path through an array");
-		CHECK(jr_path(j, "a")->len == 1 && jr_path(j, "a.b")->len == 3, "len");
-		jr_free(j);
+		CHECK(!json_get(j, "missing") && json_u64(json_get(j, "missing"), 42) == 42, "default");
+		CHECK(!json_path(j, "a.b.c.d"), "path through an array");
+		CHECK(json_path(j, "a")->len == 1 && json_path(j, "a.b")->len == 3, "len");
+		json_free(j);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
-		j = jr_parse(bad[i], err, sizeof(err));
+		j = json_parse(bad[i], err, sizeof(err));
 		CHECK(!j && !strncmp(err, "JSON: ", 6), "'%s' accepted (%s)", bad[i], err);
-		jr_free(j);
+		json_free(j);
 	}
 	/* Nesting past the limit is refused, not a stack overflow. */
 	memset(deep, '[', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = 0;
-	j = jr_parse(deep, err, sizeof(err));
+	j = json_parse(deep, err, sizeof(err));
 	CHECK(!j && strstr(err, "deeply"), "deep: %s", err);
-	CHECK(!jr_parse(NULL, err, sizeof(err)), "NULL text");
+	CHECK(!json_parse(NULL, err, sizeof(err)), "NULL text");
 	/* White space everywhere is fine. */
-	j = jr_parse(" \n{ \"a\" :\t[ ] , \"b\" : { } }\r\n", err, sizeof(err));
-	CHECK(j && jr_get(j, "a")->len == 0, "white space: %s", err);
-	jr_free(j);
+	j = json_parse(" \n{ \"a\" :\t[ ] , \"b\" : { } }\r\n", err, sizeof(err));
+	CHECK(j && json_get(j, "a")->len == 0, "white space: %s", err);
+	json_free(j);
 }
 
 /* ---- the stats document ------------------------------------------------------ */
@@ -150,6 +150,18 @@ static void test_stats(void)
 	/* Not a document at all. */
 	CHECK(top_parse_stats("[1]", &t, err, sizeof(err)) < 0, "array");
 	CHECK(top_parse_stats("{\"clients\":[", &t, err, sizeof(err)) < 0, "truncated");
+	top_snapshot_free(&t);
+
+	/* The schema: this version is read, a later major one refused with a
+	 * message naming it, one that is no version number refused too. */
+	ret = top_parse_stats("{\"schema\":1,\"clients\":[{\"id\":3}]}", &t, err, sizeof(err));
+	CHECK(!ret && t.nclients == 1, "schema 1: %s", err);
+	top_snapshot_free(&t);
+	err[0] = 0;
+	CHECK(top_parse_stats("{\"schema\":2,\"clients\":[]}", &t, err, sizeof(err)) < 0 &&
+	      strstr(err, "schema 2"), "schema 2: %s", err);
+	top_snapshot_free(&t);
+	CHECK(top_parse_stats("{\"schema\":\"1\"}", &t, err, sizeof(err)) < 0, "schema \"1\"");
 	top_snapshot_free(&t);
 }
 

@@ -12,7 +12,7 @@ ifndef AXON_TOP_MK
 AXON_TOP_MK	:= 1
 
 AXON_TOP	:= $(BUILD)/bin/axon-top
-AXON_TOP_CORE	:= tools/axon-top/jsonr.c tools/axon-top/model.c \
+AXON_TOP_CORE	:= tools/common/json.c tools/axon-top/model.c \
 		   tools/axon-top/columns.c tools/axon-top/source.c \
 		   tools/axon-top/source-axond.c tools/axon-top/source-proc.c \
 		   tools/axon-top/batch.c tools/axon-top/trace.c
@@ -25,14 +25,14 @@ AXON_TOP_CORE_OBJS := $(AXON_TOP_CORE:%.c=$(BUILD)/obj/%.o) \
 AXON_TOP_CURSES_CFLAGS	:= $(shell pkg-config --cflags ncursesw 2>/dev/null)
 AXON_TOP_CURSES_LIBS	:= $(or $(shell pkg-config --libs ncursesw 2>/dev/null),-lncursesw)
 
-$(AXON_TOP_OBJS): CFLAGS += -I$(CURDIR)/libcuda-shim
+$(AXON_TOP_OBJS): CFLAGS += -I$(CURDIR)/libcuda-shim -I$(CURDIR)/tools/common
 $(BUILD)/obj/tools/axon-top/ui.o: CFLAGS += $(AXON_TOP_CURSES_CFLAGS)
 
 $(AXON_TOP): $(AXON_TOP_OBJS) $(BUILD)/obj/gen/shim_errors.o $(LIBAXON_A)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXON_TOP_OBJS) $(BUILD)/obj/gen/shim_errors.o \
-	  $(LIBAXON_A) $(AXON_TOP_CURSES_LIBS) -lm
+	  $(LIBAXON_A) $(AXON_TOP_CURSES_LIBS) $(JSON_LIBS) -lm
 
 ALL_TARGETS	+= $(AXON_TOP)
 

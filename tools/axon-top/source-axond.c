@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * source-axond.c - the daemon as axon-top's source: the stats document
- * (libaxon's axon_read_stats, parsed with jsonr) and the trace connection
+ * (libaxon's axon_read_stats, parsed with tools/common/json.c) and the trace connection
  * (AXON_HELLO_TRACE).
  *
  * The trace connection is written here because libaxon has no call for it
@@ -20,7 +20,7 @@
 
 #include <axon/libaxon.h>
 
-#include "jsonr.h"
+#include "json.h"
 #include "source.h"
 #include "top.h"
 
@@ -31,123 +31,122 @@ static void copy_str(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
-static void parse_client(const struct jr *j, struct top_client *c)
+static void parse_client(const struct json *j, struct top_client *c)
 {
-	const struct jr *h = jr_get(j, "handles");
-	const struct jr *ops = jr_get(j, "ops");
-	const struct jr *lat = jr_get(j, "latency_us");
-	const struct jr *o;
+	const struct json *h = json_get(j, "handles");
+	const struct json *ops = json_get(j, "ops");
+	const struct json *lat = json_get(j, "latency_us");
+	const struct json *o;
 
-	c->id = jr_u64(jr_get(j, "id"), 0);
-	c->pid = (pid_t)jr_i64(jr_get(j, "pid"), 0);
-	c->uid = (uint32_t)jr_u64(jr_get(j, "uid"), (uint32_t)-1);
-	c->gid = (uint32_t)jr_u64(jr_get(j, "gid"), (uint32_t)-1);
-	copy_str(c->comm, sizeof(c->comm), jr_str(jr_get(j, "comm"), ""));
-	copy_str(c->transport, sizeof(c->transport), jr_str(jr_get(j, "transport"), ""));
-	c->connected_s = jr_num(jr_get(j, "connected_s"), 0);
-	c->tracers = (uint32_t)jr_u64(jr_get(j, "tracers"), 0);
-	c->bytes_mapped = jr_u64(jr_get(j, "bytes_mapped"), 0);
-	c->mint_credit = jr_u64(jr_get(j, "mint_credit"), 0);
-	c->allocations = jr_u64(jr_get(j, "allocations"), 0);
+	c->id = json_u64(json_get(j, "id"), 0);
+	c->pid = (pid_t)json_i64(json_get(j, "pid"), 0);
+	c->uid = (uint32_t)json_u64(json_get(j, "uid"), (uint32_t)-1);
+	c->gid = (uint32_t)json_u64(json_get(j, "gid"), (uint32_t)-1);
+	copy_str(c->comm, sizeof(c->comm), json_str(json_get(j, "comm"), ""));
+	copy_str(c->transport, sizeof(c->transport), json_str(json_get(j, "transport"), ""));
+	c->connected_s = json_num(json_get(j, "connected_s"), 0);
+	c->tracers = (uint32_t)json_u64(json_get(j, "tracers"), 0);
+	c->bytes_mapped = json_u64(json_get(j, "bytes_mapped"), 0);
+	c->mint_credit = json_u64(json_get(j, "mint_credit"), 0);
+	c->allocations = json_u64(json_get(j, "allocations"), 0);
 	/* Fields a later daemon (or the module) may add. */
-	c->mem_limit = jr_u64(jr_get(j, "mem_limit"), TOP_UNKNOWN);
-	c->device = (int)jr_i64(jr_get(j, "device"), -1);
-	copy_str(c->cgroup, sizeof(c->cgroup), jr_str(jr_get(j, "cgroup"), ""));
+	c->mem_limit = json_u64(json_get(j, "mem_limit"), TOP_UNKNOWN);
+	c->device = (int)json_i64(json_get(j, "device"), -1);
+	copy_str(c->cgroup, sizeof(c->cgroup), json_str(json_get(j, "cgroup"), ""));
 
-	c->contexts = (uint32_t)jr_u64(jr_get(h, "contexts"), 0);
-	c->streams = (uint32_t)jr_u64(jr_get(h, "streams"), 0);
-	c->events = (uint32_t)jr_u64(jr_get(h, "events"), 0);
-	c->modules = (uint32_t)jr_u64(jr_get(h, "modules"), 0);
-	c->functions = (uint32_t)jr_u64(jr_get(h, "functions"), 0);
+	c->contexts = (uint32_t)json_u64(json_get(h, "contexts"), 0);
+	c->streams = (uint32_t)json_u64(json_get(h, "streams"), 0);
+	c->events = (uint32_t)json_u64(json_get(h, "events"), 0);
+	c->modules = (uint32_t)json_u64(json_get(h, "modules"), 0);
+	c->functions = (uint32_t)json_u64(json_get(h, "functions"), 0);
 
-	c->ops_local = jr_u64(jr_get(ops, "local"), 0);
-	c->ops_sync = jr_u64(jr_get(ops, "sync"), 0);
-	c->ops_deferred = jr_u64(jr_get(ops, "deferred"), 0);
-	for (o = jr_first(jr_get(ops, "by_op")); o; o = o->next) {
+	c->ops_local = json_u64(json_get(ops, "local"), 0);
+	c->ops_sync = json_u64(json_get(ops, "sync"), 0);
+	c->ops_deferred = json_u64(json_get(ops, "deferred"), 0);
+	for (o = json_first(json_get(ops, "by_op")); o; o = o->next) {
 		struct top_opcount *oc;
 
 		if (!o->key || c->nby_op >= TOP_MAX_OPS)
 			continue;
 		oc = &c->by_op[c->nby_op++];
 		copy_str(oc->name, sizeof(oc->name), o->key);
-		oc->n = jr_u64(o, 0);
+		oc->n = json_u64(o, 0);
 	}
 
-	c->crossings = jr_u64(jr_get(j, "crossings"), 0);
-	c->errors = jr_u64(jr_get(j, "errors"), 0);
-	c->bytes_htod = jr_u64(jr_get(j, "bytes_htod"), 0);
-	c->bytes_dtoh = jr_u64(jr_get(j, "bytes_dtoh"), 0);
-	c->sq_depth = (uint32_t)jr_u64(jr_get(j, "sq_depth"), 0);
-	c->p50_us = jr_u64(jr_get(lat, "p50"), 0);
-	c->p99_us = jr_u64(jr_get(lat, "p99"), 0);
+	c->crossings = json_u64(json_get(j, "crossings"), 0);
+	c->errors = json_u64(json_get(j, "errors"), 0);
+	c->bytes_htod = json_u64(json_get(j, "bytes_htod"), 0);
+	c->bytes_dtoh = json_u64(json_get(j, "bytes_dtoh"), 0);
+	c->sq_depth = (uint32_t)json_u64(json_get(j, "sq_depth"), 0);
+	c->p50_us = json_u64(json_get(lat, "p50"), 0);
+	c->p99_us = json_u64(json_get(lat, "p99"), 0);
 	top_client_finish(c);
 }
 
 int top_parse_stats(const char *json, struct top_snapshot *s, char *err,
 		    size_t errlen)
 {
-	const struct jr *d, *devs, *cls, *v;
-	struct jr *root = jr_parse(json, err, errlen);
+	const struct json *d, *devs, *cls, *v;
+	struct json *root = json_parse(json, err, errlen);
 	size_t n;
 
 	if (!root)
 		return -EPROTO;
-	if (root->type != JR_OBJECT) {
-		snprintf(err, errlen, "stats document is not a JSON object");
-		jr_free(root);
+	if (json_stats_schema_check(root, err, errlen)) {
+		json_free(root);
 		return -EPROTO;
 	}
-	d = jr_get(root, "daemon");
-	s->daemon.pid = (pid_t)jr_i64(jr_get(d, "pid"), 0);
+	d = json_get(root, "daemon");
+	s->daemon.pid = (pid_t)json_i64(json_get(d, "pid"), 0);
 	copy_str(s->daemon.backend, sizeof(s->daemon.backend),
-		 jr_str(jr_get(d, "backend"), "?"));
-	copy_str(s->daemon.abi, sizeof(s->daemon.abi), jr_str(jr_get(d, "abi"), "?"));
-	s->daemon.uptime_s = jr_num(jr_get(d, "uptime_s"), 0);
-	s->daemon.clients_total = jr_u64(jr_get(d, "clients_total"), 0);
-	s->daemon.ops_total = jr_u64(jr_get(d, "ops_total"), 0);
-	s->daemon.mem_used = jr_u64(jr_get(d, "mem_used"), TOP_UNKNOWN);
-	s->daemon.mem_reserved = jr_u64(jr_get(d, "mem_reserved"), TOP_UNKNOWN);
+		 json_str(json_get(d, "backend"), "?"));
+	copy_str(s->daemon.abi, sizeof(s->daemon.abi), json_str(json_get(d, "abi"), "?"));
+	s->daemon.uptime_s = json_num(json_get(d, "uptime_s"), 0);
+	s->daemon.clients_total = json_u64(json_get(d, "clients_total"), 0);
+	s->daemon.ops_total = json_u64(json_get(d, "ops_total"), 0);
+	s->daemon.mem_used = json_u64(json_get(d, "mem_used"), TOP_UNKNOWN);
+	s->daemon.mem_reserved = json_u64(json_get(d, "mem_reserved"), TOP_UNKNOWN);
 
-	devs = jr_get(root, "devices");
-	for (v = jr_first(devs); v && s->ndev < TOP_MAX_DEVICES; v = v->next) {
+	devs = json_get(root, "devices");
+	for (v = json_first(devs); v && s->ndev < TOP_MAX_DEVICES; v = v->next) {
 		struct top_device *dv = &s->dev[s->ndev];
 
-		if (v->type != JR_OBJECT)
+		if (v->type != JSON_OBJECT)
 			continue;
-		dv->index = (unsigned int)jr_u64(jr_get(v, "index"), s->ndev);
-		copy_str(dv->name, sizeof(dv->name), jr_str(jr_get(v, "name"), "?"));
-		dv->total_mem = jr_u64(jr_get(v, "total_mem"), 0);
-		dv->mem_used = jr_u64(jr_get(v, "mem_used"), TOP_UNKNOWN);
-		dv->busy_ns = jr_u64(jr_get(v, "busy_ns"), TOP_UNKNOWN);
+		dv->index = (unsigned int)json_u64(json_get(v, "index"), s->ndev);
+		copy_str(dv->name, sizeof(dv->name), json_str(json_get(v, "name"), "?"));
+		dv->total_mem = json_u64(json_get(v, "total_mem"), 0);
+		dv->mem_used = json_u64(json_get(v, "mem_used"), TOP_UNKNOWN);
+		dv->busy_ns = json_u64(json_get(v, "busy_ns"), TOP_UNKNOWN);
 		dv->util = -1;
 		copy_str(dv->isolation, sizeof(dv->isolation),
-			 jr_str(jr_get(v, "isolation"), ""));
+			 json_str(json_get(v, "isolation"), ""));
 		s->ndev++;
 	}
 
-	cls = jr_get(root, "clients");
-	n = jr_is(cls, JR_ARRAY) ? cls->len : 0;
+	cls = json_get(root, "clients");
+	n = json_is(cls, JSON_ARRAY) ? cls->len : 0;
 	if (n) {
 		s->clients = calloc(n, sizeof(*s->clients));
 		if (!s->clients) {
-			jr_free(root);
+			json_free(root);
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 	}
-	for (v = jr_first(cls); v; v = v->next) {
-		if (v->type != JR_OBJECT || s->nclients >= n)
+	for (v = json_first(cls); v; v = v->next) {
+		if (v->type != JSON_OBJECT || s->nclients >= n)
 			continue;
 		parse_client(v, &s->clients[s->nclients++]);
-		if (jr_get(v, "cgroup"))
+		if (json_get(v, "cgroup"))
 			s->caps |= TOP_CAP_CGROUP;
-		if (jr_get(v, "mem_limit"))
+		if (json_get(v, "mem_limit"))
 			s->caps |= TOP_CAP_LIMIT;
-		if (jr_get(v, "device"))
+		if (json_get(v, "device"))
 			s->caps |= TOP_CAP_DEVICE;
 	}
-	s->daemon.clients = (unsigned int)jr_u64(jr_get(d, "clients"), s->nclients);
-	jr_free(root);
+	s->daemon.clients = (unsigned int)json_u64(json_get(d, "clients"), s->nclients);
+	json_free(root);
 	return 0;
 }
 

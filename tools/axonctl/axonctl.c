@@ -207,6 +207,11 @@ static struct json *fetch_parsed(struct ctl *ctl, char *why, size_t whylen)
 		snprintf(why, whylen, "axond at %s sent a stats document that does not parse: %s",
 			 ctl->addr, err);
 	free(doc);
+	if (j && json_stats_schema_check(j, err, sizeof(err))) {
+		snprintf(why, whylen, "axond at %s: %s", ctl->addr, err);
+		json_free(j);
+		return NULL;
+	}
 	return j;
 }
 

@@ -1,423 +1,266 @@
 // SPDX-License-Identifier: MIT
 /*
- * json.c - a small recursive-descent JSON reader (RFC 8259), see json.h.
- * Nesting is limited to JSON_MAX_DEPTH so hostile input cannot exhaust the
- * stack.
+ * json.c - JSON for the tools, parsed by json-c (Debian's libjson-c) and
+ * copied into the plain tree json.h describes.
+ *
+ * json-c's tokener in strict mode, with UTF-8 validation and a depth limit,
+ * does the parsing. Two things RFC 8259 forbids it lets through even then,
+ * and both are checked here because a document is hostile bytes until
+ * proven otherwise: raw control characters inside strings, and number
+ * literals such as "1." or NaN.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <stats-schema.h>
+
+/* json-c calls its boolean type json_bool, the name of an accessor of
+ * json.h: renamed for json-c's headers alone (it is a plain int). */
+#define json_bool jsonc_bool
+#include <json-c/json_object.h>
+#include <json-c/json_tokener.h>
+#include <json-c/linkhash.h>	/* json_object_object_foreach */
+#undef json_bool
+
 #include "json.h"
 
-#define JSON_MAX_DEPTH 64
-
-struct parser {
-	const char *s;
-	size_t pos;
-	char *err;
-	size_t errlen;
-	bool failed;
-};
-
-static void fail(struct parser *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void fail(struct parser *p, const char *fmt, ...)
+/* Raw bytes below 0x20 are white space between tokens or nothing: never
+ * inside a string (json-c takes a raw tab or newline there). */
+static bool raw_controls_ok(const char *s, size_t *at)
 {
-	char msg[160];
-	va_list ap;
+	bool in_str = false, esc = false;
+	size_t i;
 
-	if (p->failed)
-		return;
-	p->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (p->err && p->errlen)
-		snprintf(p->err, p->errlen, "JSON: %s at byte %zu", msg, p->pos);
+	for (i = 0; s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (ch == '\\')
+				esc = true;
+			else if (ch == '"')
+				in_str = false;
+			else if (ch < 0x20)
+				break;
+		} else if (ch == '"') {
+			in_str = true;
+		} else if (ch < 0x20 && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+			break;
+		}
+	}
+	*at = i;
+	return !s[i];
 }
 
-static void skip_ws(struct parser *p)
+/* A number literal as RFC 8259 spells it: -?int frac? exp? (json-c also
+ * takes "1.", NaN and Infinity as doubles). */
+static bool number_literal_ok(const char *s)
 {
-	while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-	       p->s[p->pos] == '\n' || p->s[p->pos] == '\r')
-		p->pos++;
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		if (*++s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
 }
 
-static struct json *new_node(struct parser *p, enum json_type type)
+static char *dup_string(struct json_object *o)
+{
+	size_t len = (size_t)json_object_get_string_len(o), i;
+	char *s = malloc(len + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, json_object_get_string(o), len);
+	s[len] = 0;
+	/* \u0000 decoded: a C string ends there, so it is shown as '?'. */
+	for (i = 0; i < len; i++)
+		if (!s[i])
+			s[i] = '?';
+	return s;
+}
+
+static void set_number(struct json *n, struct json_object *o)
+{
+	int64_t i = json_object_get_int64(o);
+
+	n->type = JSON_NUMBER;
+	/* json-c keeps an integer above INT64_MAX as a u64: get_int64 then
+	 * saturates at INT64_MAX and get_uint64 has its value. */
+	if (i == INT64_MAX) {
+		n->u = json_object_get_uint64(o);
+		n->num = (double)n->u;
+	} else {
+		n->u = (uint64_t)i;
+		n->negative = i < 0;
+		n->num = (double)i;
+	}
+	n->is_int = true;
+}
+
+/* A copy of o (and what it holds), or NULL with the reason in *why. */
+static struct json *copy_tree(struct json_object *o, const char **why)
 {
 	struct json *n = calloc(1, sizeof(*n));
 
-	if (!n)
-		fail(p, "out of memory");
-	else
-		n->type = type;
-	return n;
-}
-
-static int hex4(struct parser *p, unsigned int *out)
-{
-	unsigned int v = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		char c = p->s[p->pos + i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned int)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned int)(c - 'A' + 10);
-		else {
-			fail(p, "bad \\u escape");
-			return -1;
-		}
-	}
-	p->pos += 4;
-	*out = v;
-	return 0;
-}
-
-static size_t put_utf8(char *o, unsigned int cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-/* At the opening quote; returns a malloc'd decoded string. */
-static char *parse_string(struct parser *p)
-{
-	size_t start = ++p->pos, end = start, n = 0;
-	char *out;
-
-	/* Find the end first: the decoded string is never longer. */
-	for (;;) {
-		unsigned char c = (unsigned char)p->s[end];
-
-		if (!c) {
-			fail(p, "unterminated string");
-			return NULL;
-		}
-		if (c == '"')
-			break;
-		if (c < 0x20) {
-			p->pos = end;
-			fail(p, "control character in string");
-			return NULL;
-		}
-		if (c == '\\') {
-			if (!p->s[end + 1]) {
-				fail(p, "unterminated string");
-				return NULL;
-			}
-			end++;
-		}
-		end++;
-	}
-	out = malloc(end - start + 1);
-	if (!out) {
-		fail(p, "out of memory");
+	if (!n) {
+		*why = "out of memory";
 		return NULL;
 	}
-	while (p->pos < end) {
-		char c = p->s[p->pos++];
-		unsigned int cp, lo;
-
-		if (c != '\\') {
-			out[n++] = c;
-			continue;
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		n->type = JSON_NULL;
+		break;
+	case json_type_boolean:
+		n->type = JSON_BOOL;
+		n->boolean = json_object_get_boolean(o);
+		break;
+	case json_type_int:
+		set_number(n, o);
+		break;
+	case json_type_double:
+		/* The literal as it was written (json-c keeps it). */
+		if (!number_literal_ok(json_object_get_string(o))) {
+			*why = "malformed number";
+			goto fail;
 		}
-		c = p->s[p->pos++];
-		switch (c) {
-		case '"': out[n++] = '"'; break;
-		case '\\': out[n++] = '\\'; break;
-		case '/': out[n++] = '/'; break;
-		case 'b': out[n++] = '\b'; break;
-		case 'f': out[n++] = '\f'; break;
-		case 'n': out[n++] = '\n'; break;
-		case 'r': out[n++] = '\r'; break;
-		case 't': out[n++] = '\t'; break;
-		case 'u':
-			if (p->pos + 4 > end || hex4(p, &cp))
-				goto bad;
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (p->pos + 6 > end || p->s[p->pos] != '\\' ||
-				    p->s[p->pos + 1] != 'u')
-					goto bad_surrogate;
-				p->pos += 2;
-				if (hex4(p, &lo))
-					goto bad;
-				if (lo < 0xdc00 || lo > 0xdfff)
-					goto bad_surrogate;
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-				goto bad_surrogate;
-			}
-			if (!cp) {
-				fail(p, "\\u0000 in string");
-				goto bad;
-			}
-			/* \uXXXX is 6 input bytes, at most 3 output bytes; a
-			 * pair is 12 input bytes for 4. */
-			n += put_utf8(out + n, cp);
-			break;
-		default:
-			fail(p, "bad escape '\\%c'", c);
-			goto bad;
+		n->type = JSON_NUMBER;
+		n->num = json_object_get_double(o);
+		break;
+	case json_type_string:
+		n->type = JSON_STRING;
+		n->str = dup_string(o);
+		if (!n->str) {
+			*why = "out of memory";
+			goto fail;
 		}
-	}
-	out[n] = 0;
-	p->pos = end + 1;
-	return out;
+		break;
+	case json_type_array: {
+		size_t i, len = json_object_array_length(o);
+		struct json **tail = &n->child;
 
-bad_surrogate:
-	fail(p, "bad surrogate pair");
-bad:
-	free(out);
-	return NULL;
-}
+		n->type = JSON_ARRAY;
+		for (i = 0; i < len; i++) {
+			struct json *e = copy_tree(json_object_array_get_idx(o, i), why);
 
-static void parse_number(struct parser *p, struct json *n)
-{
-	const char *s = p->s + p->pos;
-	size_t i = 0;
-	bool neg = false, integer = true;
-	char *end;
-
-	if (s[i] == '-') {
-		neg = true;
-		i++;
-	}
-	if (s[i] == '0') {
-		i++;
-	} else if (s[i] >= '1' && s[i] <= '9') {
-		while (s[i] >= '0' && s[i] <= '9')
-			i++;
-	} else {
-		fail(p, "bad number");
-		return;
-	}
-	if (s[i] == '.') {
-		integer = false;
-		i++;
-		if (s[i] < '0' || s[i] > '9') {
-			fail(p, "bad number");
-			return;
+			if (!e)
+				goto fail;
+			*tail = e;
+			tail = &e->next;
+			n->len++;
 		}
-		while (s[i] >= '0' && s[i] <= '9')
-			i++;
-	}
-	if (s[i] == 'e' || s[i] == 'E') {
-		integer = false;
-		i++;
-		if (s[i] == '+' || s[i] == '-')
-			i++;
-		if (s[i] < '0' || s[i] > '9') {
-			fail(p, "bad number");
-			return;
-		}
-		while (s[i] >= '0' && s[i] <= '9')
-			i++;
-	}
-	n->num = strtod(s, &end);
-	if (integer) {
-		errno = 0;
-		if (neg) {
-			long long v = strtoll(s, &end, 10);
-
-			if (!errno) {
-				n->is_int = true;
-				n->negative = v < 0;
-				n->u = (uint64_t)v;
-			}
-		} else {
-			unsigned long long v = strtoull(s, &end, 10);
-
-			if (!errno) {
-				n->is_int = true;
-				n->u = v;
-			}
-		}
-	}
-	p->pos += i;
-}
-
-static bool match(struct parser *p, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (strncmp(p->s + p->pos, word, n))
-		return false;
-	p->pos += n;
-	return true;
-}
-
-static struct json *parse_value(struct parser *p, int depth);
-
-static struct json *parse_container(struct parser *p, int depth, bool object)
-{
-	struct json *n = new_node(p, object ? JSON_OBJECT : JSON_ARRAY);
-	struct json **tail;
-	char close = object ? '}' : ']';
-
-	if (!n)
-		return NULL;
-	tail = &n->child;
-	p->pos++;
-	skip_ws(p);
-	if (p->s[p->pos] == close) {
-		p->pos++;
-		return n;
-	}
-	for (;;) {
-		struct json *v;
-		char *key = NULL;
-
-		skip_ws(p);
-		if (object) {
-			if (p->s[p->pos] != '"') {
-				fail(p, "expected a member name");
-				break;
-			}
-			key = parse_string(p);
-			if (!key)
-				break;
-			skip_ws(p);
-			if (p->s[p->pos] != ':') {
-				free(key);
-				fail(p, "expected ':'");
-				break;
-			}
-			p->pos++;
-		}
-		v = parse_value(p, depth + 1);
-		if (!v) {
-			free(key);
-			break;
-		}
-		v->key = key;
-		*tail = v;
-		tail = &v->next;
-		n->len++;
-		skip_ws(p);
-		if (p->s[p->pos] == ',') {
-			p->pos++;
-			continue;
-		}
-		if (p->s[p->pos] == close) {
-			p->pos++;
-			return n;
-		}
-		fail(p, "expected ',' or '%c'", close);
 		break;
 	}
+	case json_type_object: {
+		struct json **tail = &n->child;
+
+		n->type = JSON_OBJECT;
+		json_object_object_foreach(o, key, val) {
+			struct json *m = copy_tree(val, why);
+
+			if (!m)
+				goto fail;
+			*tail = m;
+			tail = &m->next;
+			n->len++;
+			m->key = strdup(key);
+			if (!m->key) {
+				*why = "out of memory";
+				goto fail;
+			}
+		}
+		break;
+	}
+	}
+	return n;
+fail:
 	json_free(n);
 	return NULL;
 }
 
-static struct json *parse_value(struct parser *p, int depth)
-{
-	struct json *n;
-	char c;
-
-	if (depth > JSON_MAX_DEPTH) {
-		fail(p, "nested too deeply");
-		return NULL;
-	}
-	skip_ws(p);
-	c = p->s[p->pos];
-	switch (c) {
-	case '{':
-		return parse_container(p, depth, true);
-	case '[':
-		return parse_container(p, depth, false);
-	case '"':
-		n = new_node(p, JSON_STRING);
-		if (n && !(n->str = parse_string(p))) {
-			free(n);
-			n = NULL;
-		}
-		return n;
-	case 't':
-	case 'f':
-		n = new_node(p, JSON_BOOL);
-		if (!n)
-			return NULL;
-		if (match(p, "true")) {
-			n->boolean = true;
-		} else if (!match(p, "false")) {
-			fail(p, "bad literal");
-			free(n);
-			return NULL;
-		}
-		return n;
-	case 'n':
-		if (!match(p, "null")) {
-			fail(p, "bad literal");
-			return NULL;
-		}
-		return new_node(p, JSON_NULL);
-	default:
-		if (c == '-' || (c >= '0' && c <= '9')) {
-			n = new_node(p, JSON_NUMBER);
-			if (!n)
-				return NULL;
-			parse_number(p, n);
-			if (p->failed) {
-				free(n);
-				return NULL;
-			}
-			return n;
-		}
-		fail(p, c ? "unexpected character" : "unexpected end");
-		return NULL;
-	}
-}
-
 struct json *json_parse(const char *text, char *err, size_t errlen)
 {
-	struct parser p = { .s = text, .err = err, .errlen = errlen };
-	struct json *root;
+	struct json_tokener *tok;
+	struct json_object *o;
+	const char *why = NULL;
+	struct json *root = NULL;
+	size_t len, at;
 
 	if (err && errlen)
 		err[0] = 0;
 	if (!text) {
-		fail(&p, "no document");
+		if (err && errlen)
+			snprintf(err, errlen, "JSON: no document");
 		return NULL;
 	}
-	root = parse_value(&p, 0);
-	if (!root)
-		return NULL;
-	skip_ws(&p);
-	if (text[p.pos]) {
-		fail(&p, "trailing characters");
-		json_free(root);
+	len = strlen(text);
+	if (len > (size_t)INT32_MAX - 1) {
+		if (err && errlen)
+			snprintf(err, errlen, "JSON: document too large (%zu bytes)", len);
 		return NULL;
 	}
+	if (!raw_controls_ok(text, &at)) {
+		if (err && errlen)
+			snprintf(err, errlen, "JSON: control character 0x%02x at byte %zu",
+				 (unsigned char)text[at], at);
+		return NULL;
+	}
+	tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+	if (!tok) {
+		if (err && errlen)
+			snprintf(err, errlen, "JSON: out of memory");
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	/* The terminating NUL is passed too: it tells the tokener the text
+	 * ends there, so a bare number or a cut-off document is complete or
+	 * an error, never "more to come". */
+	o = json_tokener_parse_ex(tok, text, (int)len + 1);
+	at = json_tokener_get_parse_end(tok);
+	if (json_tokener_get_error(tok) != json_tokener_success) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		if (err && errlen)
+			snprintf(err, errlen, "JSON: %s at byte %zu",
+				 e == json_tokener_error_depth ? "nested too deeply"
+							       : json_tokener_error_desc(e),
+				 at);
+	} else if (at < len) {
+		/* Stopped before the end: something after the value (strict
+		 * mode calls that an error already; this is belt and braces). */
+		if (err && errlen)
+			snprintf(err, errlen, "JSON: unexpected text after the document at byte %zu",
+				 at);
+	} else {
+		root = copy_tree(o, &why);
+		if (!root && err && errlen)
+			snprintf(err, errlen, "JSON: %s", why);
+	}
+	json_object_put(o);
+	json_tokener_free(tok);
 	return root;
 }
 
@@ -441,7 +284,7 @@ const struct json *json_get(const struct json *obj, const char *key)
 	if (!obj || obj->type != JSON_OBJECT || !key)
 		return NULL;
 	for (m = obj->child; m; m = m->next)
-		if (!strcmp(m->key, key))
+		if (m->key && !strcmp(m->key, key))
 			return m;
 	return NULL;
 }
@@ -486,9 +329,11 @@ uint64_t json_u64(const struct json *n, uint64_t dflt)
 	if (!n || n->type != JSON_NUMBER)
 		return dflt;
 	if (n->is_int)
-		return n->negative ? dflt : n->u;
-	if (n->num < 0 || n->num >= 18446744073709551616.0 || isnan(n->num))
-		return dflt;
+		return n->negative ? 0 : n->u;
+	if (!(n->num >= 0))
+		return 0;
+	if (n->num >= 18446744073709551616.0)
+		return UINT64_MAX;
 	return (uint64_t)n->num;
 }
 
@@ -498,12 +343,13 @@ int64_t json_i64(const struct json *n, int64_t dflt)
 		return dflt;
 	if (n->is_int) {
 		if (!n->negative && n->u > (uint64_t)INT64_MAX)
-			return dflt;
+			return INT64_MAX;
 		return (int64_t)n->u;
 	}
-	if (n->num < -9223372036854775808.0 || n->num >= 9223372036854775808.0 ||
-	    isnan(n->num))
-		return dflt;
+	if (n->num >= 9223372036854775808.0)
+		return INT64_MAX;
+	if (n->num <= -9223372036854775808.0)
+		return INT64_MIN;
 	return (int64_t)n->num;
 }
 
@@ -520,4 +366,28 @@ const char *json_str(const struct json *n, const char *dflt)
 bool json_bool(const struct json *n, bool dflt)
 {
 	return n && n->type == JSON_BOOL ? n->boolean : dflt;
+}
+
+int json_stats_schema_check(const struct json *doc, char *err, size_t errlen)
+{
+	const struct json *s = json_get(doc, "schema");
+
+	if (!doc || doc->type != JSON_OBJECT) {
+		snprintf(err, errlen, "the stats document is not a JSON object");
+		return -1;
+	}
+	if (!s)
+		return 0;	/* written before the field: version 1 */
+	if (s->type != JSON_NUMBER || !s->is_int || s->negative || !s->u) {
+		snprintf(err, errlen, "the stats document's schema is not a version number");
+		return -1;
+	}
+	if (s->u > AXON_STATS_SCHEMA) {
+		snprintf(err, errlen,
+			 "the stats document has schema %llu; this reader knows schema %u "
+			 "(an axond newer than this tool: use the tools of its release)",
+			 (unsigned long long)s->u, AXON_STATS_SCHEMA);
+		return -1;
+	}
+	return 0;
 }
