@@ -22,6 +22,7 @@
 #include <cuda.h>
 
 #include <axon/libaxon.h>
+#include <linux/axon-layout.h>
 #include "axond.h"
 #include "backend.h"
 #include "devout.h"
@@ -31,19 +32,6 @@
 #include "ops/ops.h"
 #include "memquota.h"
 #include "vaslot.h"
-
-#define DEFAULT_SQ_ENTRIES	256
-#define PAGE			4096ULL
-#define ALIGN_PAGE(x)		(((x) + PAGE - 1) & ~(PAGE - 1))
-
-static uint32_t roundup_pow2(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
 
 static int hello_error(struct axon_welcome *w, int status, const char *msg)
 {
@@ -69,8 +57,18 @@ static int negotiate(struct axond *d, const struct axon_hello *h,
 		     struct axon_params *p, struct axon_welcome *w)
 {
 	const struct axon_params *req = &h->params;
-	uint32_t sq, cq;
-	uint64_t data, off;
+	const struct axon_layout_rules rules = {
+		.page_size = AXON_PAGE_SIZE,
+		.default_data_size = d->cfg.default_data_size,
+		.max_data_size = AXON_MAX_DATA_SIZE,
+	};
+	/* The sizes asked for; the layout fills in the rest. */
+	struct axon_params granted = {
+		.sq_entries = req->sq_entries,
+		.cq_entries = req->cq_entries,
+		.data_size = req->data_size,
+	};
+	uint32_t bad;
 	unsigned int i;
 
 	if (h->abi_major != AXON_ABI_MAJOR) {
@@ -87,39 +85,13 @@ static int negotiate(struct axond *d, const struct axon_hello *h,
 	for (i = 0; i < sizeof(req->resv) / sizeof(req->resv[0]); i++)
 		if (req->resv[i])
 			return hello_error(w, -EINVAL, "reserved hello fields must be zero");
-	sq = req->sq_entries ? req->sq_entries : DEFAULT_SQ_ENTRIES;
-	if (sq > AXON_MAX_SQ_ENTRIES)
-		return hello_error(w, -EINVAL, "sq_entries too large");
-	sq = roundup_pow2(sq);
-	cq = req->cq_entries ? req->cq_entries : 2 * sq;
-	if (cq > 2 * AXON_MAX_SQ_ENTRIES || cq < sq)
-		return hello_error(w, -EINVAL, "cq_entries out of range");
-	cq = roundup_pow2(cq);
-	data = req->data_size ? req->data_size : d->cfg.default_data_size;
-	if (data > AXON_MAX_DATA_SIZE)
-		return hello_error(w, -EINVAL, "data_size too large");
-	data = ALIGN_PAGE(data);
-
-	memset(p, 0, sizeof(*p));
-	p->sq_entries = sq;
-	p->cq_entries = cq;
-	p->data_size = data;
+	if (axon_region_layout(&granted, &rules, &bad))
+		return hello_error(w, -EINVAL, bad == AXON_LAYOUT_BAD_SQ ? "sq_entries too large" :
+				   bad == AXON_LAYOUT_BAD_CQ ? "cq_entries out of range" :
+				   bad == AXON_LAYOUT_BAD_DATA ? "data_size too large" :
+				   "the region cannot be laid out");
+	*p = granted;
 	p->features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
-	p->frontier_entries = AXON_MAX_FRONTIER;
-	off = 0;
-	p->off_client = off;
-	off += PAGE;
-	p->off_daemon = off;
-	off += PAGE;
-	p->off_frontier = off;
-	off += ALIGN_PAGE((uint64_t)p->frontier_entries * sizeof(uint64_t));
-	p->off_sqes = off;
-	off += ALIGN_PAGE((uint64_t)sq * AXON_SQE_SIZE);
-	p->off_cqes = off;
-	off += ALIGN_PAGE((uint64_t)cq * AXON_CQE_SIZE);
-	p->off_data = off;
-	off += data;
-	p->region_size = off;
 	return 0;
 }
 

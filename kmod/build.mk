@@ -51,7 +51,7 @@ $(LSRC_STAMP):
 .PHONY: kmod kmod-skip kmod-lint
 ifneq ($(KDIR),)
 ifneq ($(wildcard $(KDIR)/Makefile),)
-$(KMOD_KO): $(KMOD_SRC) uapi/linux/axon.h
+$(KMOD_KO): $(KMOD_SRC) uapi/linux/axon.h uapi/linux/axon-layout.h
 	@[ "$(V)" = 1 ] || echo "  KBUILD  $@ ($(KDIR))"
 	$(call kmod_build,$(KMOD_DIR),$(KDIR))
 kmod: $(KMOD_KO)
@@ -72,9 +72,10 @@ endif
 # checkpatch --strict and sparse must both be silent.
 KMOD_SPARSE_DIR := $(BUILD)/kmod-sparse
 kmod-lint: $(LSRC_STAMP)
-	@echo "  CHKPATCH kmod/*.c kmod/*.h"
+	@echo "  CHKPATCH kmod/*.c kmod/*.h uapi/linux/axon-layout.h"
 	$(Q)perl $(LSRC_DIR)/scripts/checkpatch.pl --strict --no-tree -f --terse \
-		--show-types kmod/*.c kmod/*.h > $(BUILD)/checkpatch.log 2>&1; \
+		--show-types kmod/*.c kmod/*.h uapi/linux/axon-layout.h \
+		> $(BUILD)/checkpatch.log 2>&1; \
 	  if grep -qv '^total: 0 errors, 0 warnings, 0 checks' $(BUILD)/checkpatch.log; then \
 	    cat $(BUILD)/checkpatch.log; exit 1; fi
 	@[ -n "$(KDIR)" ] || { echo "kmod-lint: no kernel headers (KDIR)" >&2; exit 1; }

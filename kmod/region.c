@@ -9,16 +9,15 @@
  */
 #include <linux/kernel.h>
 #include <linux/gfp.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include <linux/axon-layout.h>
+
 #include "axon_drv.h"
 #include "region.h"
-
-#define AXON_DEFAULT_SQ_ENTRIES	256
 
 static const u64 axon_part_off[AXON_PART_NR] = {
 	[AXON_PART_CLIENT]	= AXON_OFF_CLIENT_PAGE,
@@ -51,57 +50,29 @@ static inline void axon_vm_flags_mod(struct vm_area_struct *vma,
 }
 
 /**
- * axon_region_geometry() - the socket transport's layout, for the kernel
+ * axon_region_geometry() - a client's layout, for the kernel
  * @req:	what the client asked for (sizes only)
- * @p:		filled: sizes, offsets, frontier entries
+ * @p:		filled: sizes, offsets, frontier entries; everything else 0
  *
- * Mirrors axond's negotiate(): same defaults, same rounding, same order, so
- * one libaxon code path reads either transport's params.
+ * The layout is axon_region_layout()'s, as axond's and libaxon's is; the
+ * module's own rules are the page size and the data-area parameters.
  *
  * Return: 0 or -EINVAL.
  */
 int axon_region_geometry(const struct axon_params *req, struct axon_params *p)
 {
-	u64 data, max_data, off;
-	u32 sq, cq;
-
-	sq = req->sq_entries ? req->sq_entries : AXON_DEFAULT_SQ_ENTRIES;
-	if (sq > AXON_MAX_SQ_ENTRIES)
-		return -EINVAL;
-	sq = roundup_pow_of_two(sq);
-	cq = req->cq_entries ? req->cq_entries : 2 * sq;
-	if (cq > 2 * AXON_MAX_SQ_ENTRIES || cq < sq)
-		return -EINVAL;
-	cq = roundup_pow_of_two(cq);
-	max_data = min_t(u64, axon_max_data_size, AXON_KMOD_MAX_DATA_SIZE);
-	data = req->data_size ? req->data_size : axon_default_data_size;
-	/* Before rounding up: within a page of 2^64 it would wrap to 0. */
-	if (data > max_data)
-		return -EINVAL;
-	data = PAGE_ALIGN(max_t(u64, data, 1));
-	if (data > max_data)
-		return -EINVAL;
+	const struct axon_layout_rules rules = {
+		.page_size = PAGE_SIZE,
+		.default_data_size = axon_default_data_size,
+		.max_data_size = min_t(u64, axon_max_data_size,
+				       AXON_KMOD_MAX_DATA_SIZE),
+	};
 
 	memset(p, 0, sizeof(*p));
-	p->sq_entries = sq;
-	p->cq_entries = cq;
-	p->data_size = data;
-	p->frontier_entries = AXON_MAX_FRONTIER;
-	off = 0;
-	p->off_client = off;
-	off += PAGE_SIZE;
-	p->off_daemon = off;
-	off += PAGE_SIZE;
-	p->off_frontier = off;
-	off += PAGE_ALIGN((u64)p->frontier_entries * sizeof(__u64));
-	p->off_sqes = off;
-	off += PAGE_ALIGN((u64)sq * AXON_SQE_SIZE);
-	p->off_cqes = off;
-	off += PAGE_ALIGN((u64)cq * AXON_CQE_SIZE);
-	p->off_data = off;
-	off += data;
-	p->region_size = off;
-	return 0;
+	p->sq_entries = req->sq_entries;
+	p->cq_entries = req->cq_entries;
+	p->data_size = req->data_size;
+	return axon_region_layout(p, &rules, NULL);
 }
 
 static void axon_free_pages(struct page **pages, unsigned long n)

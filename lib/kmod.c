@@ -92,6 +92,11 @@ int axon_kmod_connect(const char *path, const struct axon_params *req,
 			path, strerror(-ret));
 		goto err_close;
 	}
+	/* The kernel laid the region out with its page size. */
+	ret = axon_check_layout(&p, (uint64_t)sysconf(_SC_PAGESIZE), "the kernel",
+				err, errlen);
+	if (ret)
+		goto err_close;
 	/* Each part's size is the distance to the next, as laid out. */
 	parts[0] = (struct part){ AXON_OFF_CLIENT_PAGE, p.off_client,
 				  p.off_daemon - p.off_client, PROT_READ | PROT_WRITE };

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <axon/libaxon.h>
+#include <linux/axon-layout.h>
 #include "transport.h"
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -177,24 +178,34 @@ fail:
 	return -EPROTO;
 }
 
-/* The region layout the daemon sent must fit the region we received. */
-static int check_params(const struct axon_params *p, size_t region, char *err,
-			size_t errlen)
+/*
+ * The layout we were sent must be the one its sizes give
+ * (linux/axon-layout.h: axond and the module compute it the same way), so
+ * every part lies inside the region and where the other side thinks it is.
+ */
+int axon_check_layout(const struct axon_params *p, uint64_t page_size,
+		      const char *sender, char *err, size_t errlen)
 {
-	const uint64_t sqes = (uint64_t)p->sq_entries * AXON_SQE_SIZE;
-	const uint64_t cqes = (uint64_t)p->cq_entries * AXON_CQE_SIZE;
+	const struct axon_layout_rules rules = {
+		.page_size = page_size,
+		.max_data_size = AXON_MAX_DATA_SIZE,
+	};
+	struct axon_params want = {
+		.sq_entries = p->sq_entries,
+		.cq_entries = p->cq_entries,
+		.data_size = p->data_size,
+	};
 
-	if (!p->sq_entries || (p->sq_entries & (p->sq_entries - 1)) ||
-	    !p->cq_entries || (p->cq_entries & (p->cq_entries - 1)) ||
-	    p->region_size != region ||
-	    p->off_client + sizeof(struct axon_client_page) > region ||
-	    p->off_daemon + sizeof(struct axon_daemon_page) > region ||
-	    p->off_frontier + (uint64_t)p->frontier_entries * 8 > region ||
-	    p->off_sqes + sqes > region || p->off_cqes + cqes > region ||
-	    p->off_data + p->data_size > region ||
-	    (p->off_sqes % AXON_CACHELINE) || (p->off_cqes % AXON_CACHELINE) ||
-	    (p->off_frontier % 8)) {
-		set_err(err, errlen, "axond sent an inconsistent ring layout");
+	if (!p->sq_entries || !p->cq_entries || !p->data_size ||
+	    axon_region_layout(&want, &rules, NULL) ||
+	    want.sq_entries != p->sq_entries || want.cq_entries != p->cq_entries ||
+	    want.data_size != p->data_size ||
+	    want.frontier_entries != p->frontier_entries ||
+	    want.off_client != p->off_client || want.off_daemon != p->off_daemon ||
+	    want.off_frontier != p->off_frontier || want.off_sqes != p->off_sqes ||
+	    want.off_cqes != p->off_cqes || want.off_data != p->off_data ||
+	    want.region_size != p->region_size) {
+		set_err(err, errlen, "%s sent an inconsistent ring layout", sender);
 		return -EPROTO;
 	}
 	return 0;
@@ -299,10 +310,19 @@ static int connect_unix(const char *addr, const struct axon_params *req,
 		ret = -EPROTO;
 		goto err_sock;
 	}
-	if (fstat(fds[0], &st) < 0 || (ret = check_params(&w.params, (size_t)st.st_size,
-							   err, errlen)) < 0) {
-		if (!ret)
-			ret = -errno;
+	if (fstat(fds[0], &st) < 0) {
+		ret = -errno;
+		set_err(err, errlen, "the ring region: %s", strerror(-ret));
+		goto err_fds;
+	}
+	ret = axon_check_layout(&w.params, AXON_PAGE_SIZE, "axond", err, errlen);
+	if (ret)
+		goto err_fds;
+	if (w.params.region_size != (uint64_t)st.st_size) {
+		ret = -EPROTO;
+		set_err(err, errlen, "axond sent a region of %llu bytes for a layout of %llu",
+			(unsigned long long)st.st_size,
+			(unsigned long long)w.params.region_size);
 		goto err_fds;
 	}
 	r->region_size = (size_t)st.st_size;

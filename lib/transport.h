@@ -12,6 +12,9 @@ int axon_open_socket(const char *addr, char *err, size_t errlen);
 int axon_send_hello(int fd, uint32_t kind, const struct axon_params *req);
 int axon_recv_welcome(int fd, struct axon_welcome *w, int *fds, int nfds,
 		      char *err, size_t errlen);
+/* 0 if p is what axon_region_layout() gives for its sizes, else -EPROTO. */
+int axon_check_layout(const struct axon_params *p, uint64_t page_size,
+		      const char *sender, char *err, size_t errlen);
 
 /* kmod.c: the /dev/axon transport */
 struct axon_ring;

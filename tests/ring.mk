@@ -4,6 +4,7 @@
 # static libaxon.
 #
 #   abi-layout      every uapi struct size / offset, macros, op names
+#   region-layout   axon_region_layout(): defaults, rounding, refusals, rules
 #   spsc-threads    the SPSC ring protocol between two threads
 #   spsc-procs      the same between two processes (memfd region)
 #   connect-errors  axon_connect failures and NOP traffic against a private
@@ -12,7 +13,7 @@
 #                   taking SQEs once the client reaps (known bug: skipped
 #                   until it was fixed)
 
-RING_TESTS	:= abi-layout spsc-threads spsc-procs connect-errors cq-backpressure
+RING_TESTS	:= abi-layout region-layout spsc-threads spsc-procs connect-errors cq-backpressure
 RING_TEST_PROGS	:= $(RING_TESTS:%=$(BUILD)/tests/%)
 RING_TEST_OBJS	:= $(RING_TESTS:%=$(BUILD)/obj/tests/ring/%.o)
 
