@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "axond.h"
+#include "work.h"
 
 struct hostmem;
 
@@ -252,9 +253,6 @@ extern const struct backend sim_backend;
 extern const struct backend cuda_backend;
 
 const struct backend *backend_find(const char *name);
-
-/* Called by a backend's executor when a work item has finished with res. */
-void work_done(struct axond *d, struct work *w, int32_t res);
 
 /*
  * Mint a daemon-owned range in the client's window (module globals).

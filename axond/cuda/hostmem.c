@@ -26,7 +26,7 @@
 
 #include "../axond.h"
 #include "../backend.h"
-#include "../ops/hostmem.h"
+#include "../hostregion.h"
 #include "vendor.h"
 #include "hostmem.h"
 

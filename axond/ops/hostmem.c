@@ -34,6 +34,7 @@
 
 #include "ops.h"
 #include "hostmem.h"
+#include "../hostregion.h"
 #include "../holdings.h"
 
 #define PAGE			4096ULL
@@ -229,31 +230,6 @@ static void hostmem_free(struct axond *d, struct client *c, struct hostmem *h)
 	free(h);
 }
 
-/*
- * The device address the client is told for the region's first byte: only
- * the client's own address, where the device address equals it (unified
- * addressing: the daemon's mapping is there, and the driver's device
- * pointer of it is its host address). Otherwise 0, "no device pointer":
- * the region still serves copies in place (hostmem_translate), and the
- * shim answers cuMemHostGetDevicePointer and the pointer's DEVICE_POINTER
- * attribute with INVALID_VALUE. Any other address would be the daemon's
- * (or the driver's in the daemon) and tell the client where the daemon's
- * memory lies.
- */
-static uint64_t client_devptr(const struct hostmem *h)
-{
-	return h->devptr && h->devptr == h->base ? h->base : 0;
-}
-
-void hostmem_register_done(struct axond *d, struct hostmem *h, struct work *w, int32_t res)
-{
-	struct axon_hostmem_info info = { .devptr = res ? 0 : client_devptr(h) };
-
-	/* The buffer is the client's until it sees the completion. */
-	memcpy(h->info, &info, sizeof(info));
-	work_done(d, w, res);
-}
-
 enum op_status op_hostmem_register(struct op_ctx *o)
 {
 	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
@@ -347,7 +323,7 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 	}
 	t->bytes += h->len;
 	if (!o->d->backend->hostmem_register) {
-		struct axon_hostmem_info out = { .devptr = client_devptr(h) };
+		struct axon_hostmem_info out = { .devptr = hostmem_client_devptr(h) };
 
 		memcpy(info, &out, sizeof(out));
 		o->res = 0;

@@ -17,20 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../hostregion.h"
+
 struct axond;
 struct client;
-struct work;
 
-struct hostmem {
-	uint64_t base, len;		/* the client's address range */
-	unsigned char *map;		/* the daemon's MAP_SHARED mapping */
-	size_t map_len;
-	unsigned int flags;		/* CU_MEMHOSTALLOC_* */
-	uint64_t devptr;		/* the address kernels use for base */
-	void *info;			/* data-area struct axon_hostmem_info */
-	void *backend_priv;
-	struct hostmem *next_dying;	/* unregistered, release pending */
-};
 
 /*
  * The client's socket turned readable: take every struct axon_hostmem_fd
@@ -42,14 +33,6 @@ int hostmem_sock_readable(struct axond *d, struct client *c);
 /* The daemon's pointer for [addr, addr + len) of the client, if that lies
  * inside one of its shared regions; else NULL. Dispatcher only. */
 unsigned char *hostmem_translate(struct client *c, uint64_t addr, uint64_t len);
-
-/*
- * A backend finished (or failed) registering h: write the region's info
- * for the client and complete w, whose client reference and queued count
- * hostmem_register took. Any thread; h must still be registered-pending
- * (the backend's unregister waits for this).
- */
-void hostmem_register_done(struct axond *d, struct hostmem *h, struct work *w, int32_t res);
 
 /* Client teardown (last reference): every region, live or dying. */
 void hostmem_client_fini(struct axond *d, struct client *c);
