@@ -27,6 +27,7 @@
 #include "loader.h"
 #include "holdings.h"
 #include "backend.h"
+#include "work.h"
 #include "ops/ops.h"
 #include "ops/hostmem.h"
 #include "access.h"
@@ -335,6 +336,8 @@ int main(int argc, char **argv)
 		snprintf(axond_log_tag, sizeof(axond_log_tag), "worker %d ", (int)getpid());
 	if (check_op_table())
 		return 1;
+	/* What a backend's device fault means for this process. */
+	work_register_fault(axond_request_restart);
 	d->backend = backend_find(d->cfg.backend);
 	/* Only a backend that prepares regions gains from a pool; a worker
 	 * serves one client. */

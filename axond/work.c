@@ -14,7 +14,24 @@
 #include "axond.h"
 #include "backend.h"
 #include "graph.h"
+#include "work.h"
 #include "ops/ops.h"
+
+/* What a device fault means for this process (work.h); set before the
+ * backend starts. */
+static work_fault_fn fault_hook;
+
+void work_register_fault(work_fault_fn fault)
+{
+	fault_hook = fault;
+}
+
+void work_device_fault(struct axond *d, const char *why, int32_t error,
+		       uint64_t client_id)
+{
+	if (fault_hook)
+		fault_hook(d, why, error, client_id);
+}
 
 struct work *work_new(struct op_ctx *o, enum work_type type)
 {

@@ -581,9 +581,9 @@ static void poison(struct cu_gctx *g, struct client *c, CUresult r)
 	log_warn("cuda: device %d: client %llu (%s) hit %s (%d) in its %s context",
 		 g->dev, (unsigned long long)c->id, c->comm, vendor_err(r), (int)r,
 		 g->shared ? "shared" : "own");
-	/* The driver now fails every context of this process, not only g
-	 * (main.c, axond_request_restart): start again. */
-	axond_request_restart(cu.d, "device fault", (int32_t)r, c->id);
+	/* The driver now fails every context of this process, not only g:
+	 * start again (the daemon's answer, work.h). */
+	work_device_fault(cu.d, "device fault", (int32_t)r, c->id);
 }
 
 static void finish(struct cu_dev *cd, struct work *w, int32_t res)
