@@ -455,6 +455,7 @@ int main(int argc, char **argv)
 	/* No load may run in the driver once the backend is gone. */
 	loader_stop(d);
 	d->backend->fini(d);
+	dispatch_prof_log();
 	dispatch_done_queue(d);
 	if (restarting) {
 		/* Same binary, same options. Ours are close-on-exec; the

@@ -1412,7 +1412,6 @@ static void cuda_fini(struct axond *d)
 		}
 		vd.cuDevicePrimaryCtxRelease(cd->dev);
 	}
-	dispatch_prof_log();
 	/* Clients still connected keep their contexts to the end. */
 	ctxpool_fini();
 	/* Last: what the driver printed while shutting down stays ours. */
