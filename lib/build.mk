@@ -1,4 +1,9 @@
 # libaxon: the raw ring API (shared and static).
+
+# The op headers generated from uapi/axon-ops.def, which libaxon.h and
+# linux/axon.h include.
+include uapi/build.mk
+
 LIBAXON_SRCS := lib/setup.c lib/kmod.c lib/queue.c lib/opnames.c
 LIBAXON_OBJS := $(LIBAXON_SRCS:%.c=$(BUILD)/obj/%.o)
 LIBAXON_A    := $(BUILD)/lib/libaxon.a

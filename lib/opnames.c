@@ -1,53 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* Operation names for logs, stats and tools, indexed by AXON_OP_*. */
+/*
+ * Operation names for logs, stats and tools, indexed by AXON_OP_*, from the
+ * op list generated out of uapi/axon-ops.def (axon_ops_table.h).
+ */
 #include <axon/libaxon.h>
+#include <axon_ops_table.h>
 
-static const char *const op_names[AXON_OP_LAST] = {
-	[AXON_OP_NOP]			= "NOP",
-	[AXON_OP_CTX_CREATE]		= "CTX_CREATE",
-	[AXON_OP_CTX_DESTROY]		= "CTX_DESTROY",
-	[AXON_OP_CTX_SYNC]		= "CTX_SYNC",
-	[AXON_OP_MEM_MAP]		= "MEM_MAP",
-	[AXON_OP_MEM_UNMAP]		= "MEM_UNMAP",
-	[AXON_OP_MEM_GET_INFO]		= "MEM_GET_INFO",
-	[AXON_OP_MEMCPY_HTOD]		= "MEMCPY_HTOD",
-	[AXON_OP_MEMCPY_DTOH]		= "MEMCPY_DTOH",
-	[AXON_OP_MEMCPY_DTOD]		= "MEMCPY_DTOD",
-	[AXON_OP_MEMSET]		= "MEMSET",
-	[AXON_OP_MODULE_LOAD]		= "MODULE_LOAD",
-	[AXON_OP_MODULE_UNLOAD]		= "MODULE_UNLOAD",
-	[AXON_OP_MODULE_GET_FUNC]	= "MODULE_GET_FUNC",
-	[AXON_OP_MODULE_GET_GLOBAL]	= "MODULE_GET_GLOBAL",
-	[AXON_OP_LAUNCH]		= "LAUNCH",
-	[AXON_OP_STREAM_CREATE]		= "STREAM_CREATE",
-	[AXON_OP_STREAM_DESTROY]	= "STREAM_DESTROY",
-	[AXON_OP_STREAM_SYNC]		= "STREAM_SYNC",
-	[AXON_OP_STREAM_WAIT_EVENT]	= "STREAM_WAIT_EVENT",
-	[AXON_OP_EVENT_CREATE]		= "EVENT_CREATE",
-	[AXON_OP_EVENT_DESTROY]		= "EVENT_DESTROY",
-	[AXON_OP_EVENT_RECORD]		= "EVENT_RECORD",
-	[AXON_OP_EVENT_ELAPSED]		= "EVENT_ELAPSED",
-	[AXON_OP_FUNC_GET_ATTR]		= "FUNC_GET_ATTR",
-	[AXON_OP_CAPTURE_BEGIN]	= "CAPTURE_BEGIN",
-	[AXON_OP_CAPTURE_END]		= "CAPTURE_END",
-	[AXON_OP_GRAPH_INSTANTIATE]	= "GRAPH_INSTANTIATE",
-	[AXON_OP_GRAPH_LAUNCH]		= "GRAPH_LAUNCH",
-	[AXON_OP_GRAPH_DESTROY]	= "GRAPH_DESTROY",
-	[AXON_OP_GRAPH_EXEC_DESTROY]	= "GRAPH_EXEC_DESTROY",
-	[AXON_OP_GRAPH_EXEC_UPDATE]	= "GRAPH_EXEC_UPDATE",
-	[AXON_OP_LAUNCH_EX]		= "LAUNCH_EX",
-	[AXON_OP_FUNC_SET_ATTR]	= "FUNC_SET_ATTR",
-	[AXON_OP_TENSOR_MAP_ENCODE]	= "TENSOR_MAP_ENCODE",
-	[AXON_OP_HOST_FUNC]		= "HOST_FUNC",
-	[AXON_OP_HOSTMEM_REGISTER]	= "HOSTMEM_REGISTER",
-	[AXON_OP_HOSTMEM_UNREGISTER]	= "HOSTMEM_UNREGISTER",
-	[AXON_OP_MEM_CREATE]		= "MEM_CREATE",
-	[AXON_OP_MEM_RELEASE]		= "MEM_RELEASE",
-	[AXON_OP_DEVOUT_READ]		= "DEVOUT_READ",
-	[AXON_OP_OCCUPANCY]		= "OCCUPANCY",
-	[AXON_OP_PRIVATE_CALL]		= "PRIVATE_CALL",
-	[AXON_OP_MODULE_FUNCS]		= "MODULE_FUNCS",
-};
+#define OP_NAME(name, number, handler, flags, zero) [number] = #name,
+
+/* Unsized, so the count below is that of the list, not of the enum. */
+static const char *const op_names[] = { AXON_OPS(OP_NAME) };
 
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == AXON_OP_LAST,
 	       "every op has a name");

@@ -12,7 +12,7 @@ ST_NAMES	:= client_test mmap_test daemon_test charge_test proc_test netlink_test
 		   fuzz_test
 ST_PROGS	:= $(ST_NAMES:%=$(ST_DIR)/%)
 ST_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Werror -Wno-misleading-indentation -D_GNU_SOURCE -pthread \
-		   -I$(CURDIR)/uapi -I$(CURDIR)/selftests \
+		   -I$(CURDIR)/uapi -I$(CURDIR)/$(BUILD)/gen -I$(CURDIR)/selftests \
 		   -I$(LSRC_DIR)/tools/testing/selftests
 ST_NL_CFLAGS	:= $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 ST_NL_LIBS	:= $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)

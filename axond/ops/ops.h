@@ -40,7 +40,8 @@ typedef enum op_status (*op_issue_fn)(struct op_ctx *o);
 /*
  * Which of the SQE union's five 64-bit words (raw[0..4]) an op leaves
  * unused: they must be zero, so they can gain meaning later (io_uring's
- * rule for reserved fields).
+ * rule for reserved fields). Computed from each op's fields in
+ * uapi/axon-ops.def: a word no field occupies.
  */
 #define W(n)			(1U << (n))
 

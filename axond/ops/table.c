@@ -1,114 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * The operation table, indexed by AXON_OP_*: handler, flags, and the union
- * words each op leaves unused (see uapi/linux/axon.h for each op's fields).
+ * The operation table, indexed by AXON_OP_*: each op's handler, flags and
+ * the union words it leaves unused, as uapi/axon-ops.def describes them
+ * (the list is generated into axon_ops_table.h; the zero masks are computed
+ * there from each op's fields). The handlers are in ops/<family>.c.
  */
+#include <axon_ops_table.h>
 #include "ops.h"
 
-const struct op_def op_table[AXON_OP_LAST] = {
-	[AXON_OP_NOP]		= { "NOP", op_nop, OPF_DEFERRABLE,
-				    .zero = W(0) | W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_CTX_CREATE]	= { "CTX_CREATE", op_ctx_create, 0,
-				    .zero = W(0) | W(3) | W(4) },
-	[AXON_OP_CTX_DESTROY]	= { "CTX_DESTROY", op_ctx_destroy, OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_CTX_SYNC]	= { "CTX_SYNC", op_ctx_sync, OPF_REPORTS_PENDING,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	/* mem.resv[0..1] (W3, W4): a MEM handle and offset (cuMemMap) */
-	[AXON_OP_MEM_MAP]	= { "MEM_MAP", op_mem_map, OPF_DEFERRABLE,
-				    .zero = 0 },
-	[AXON_OP_MEM_UNMAP]	= { "MEM_UNMAP", op_mem_unmap, OPF_DEFERRABLE,
-				    .zero = W(2) | W(3) | W(4) },
-	[AXON_OP_MEM_GET_INFO]	= { "MEM_GET_INFO", op_mem_get_info, 0,
-				    .zero = W(0) | W(2) | W(3) | W(4) },
-	/* Word 3 (copy.host_flags) is checked by op_memcpy. */
-	[AXON_OP_MEMCPY_HTOD]	= { "MEMCPY_HTOD", op_memcpy,
-				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				    .zero = W(4) },
-	[AXON_OP_MEMCPY_DTOH]	= { "MEMCPY_DTOH", op_memcpy,
-				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				    .zero = W(4) },
-	[AXON_OP_MEMCPY_DTOD]	= { "MEMCPY_DTOD", op_memcpy,
-				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				    .zero = W(3) | W(4) },
-	[AXON_OP_MEMSET]	= { "MEMSET", op_memset,
-				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				    .zero = 0 },
-	[AXON_OP_MODULE_LOAD]	= { "MODULE_LOAD", op_module_load, 0,
-				    .zero = W(1) | W(2) | W(4) },
-	[AXON_OP_MODULE_UNLOAD]	= { "MODULE_UNLOAD", op_module_unload, OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_MODULE_GET_FUNC] = { "MODULE_GET_FUNC", op_module_get_func, 0,
-				    .zero = W(1) | W(2) | W(4) },
-	[AXON_OP_MODULE_GET_GLOBAL] = { "MODULE_GET_GLOBAL", op_module_get_global, 0,
-				    .zero = W(1) | W(2) | W(4) },
-	[AXON_OP_LAUNCH]	= { "LAUNCH", op_launch,
-				    OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				    .zero = 0 },
-	[AXON_OP_STREAM_CREATE]	= { "STREAM_CREATE", op_stream_create, 0,
-				    .zero = W(3) | W(4) },
-	[AXON_OP_STREAM_DESTROY] = { "STREAM_DESTROY", op_stream_destroy, OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_STREAM_SYNC]	= { "STREAM_SYNC", op_stream_sync, OPF_REPORTS_PENDING | OPF_NAMES_STREAM,
-				    .zero = W(0) | W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_STREAM_WAIT_EVENT] = { "STREAM_WAIT_EVENT", op_stream_wait_event,
-					OPF_STREAM | OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_EVENT_CREATE]	= { "EVENT_CREATE", op_event_create, 0,
-				    .zero = W(2) | W(3) | W(4) },
-	[AXON_OP_EVENT_DESTROY]	= { "EVENT_DESTROY", op_event_destroy, OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_EVENT_RECORD]	= { "EVENT_RECORD", op_event_record,
-				    OPF_STREAM | OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_EVENT_ELAPSED]	= { "EVENT_ELAPSED", op_event_elapsed, 0,
-				    .zero = W(2) | W(3) | W(4) },
-	[AXON_OP_FUNC_GET_ATTR]	= { "FUNC_GET_ATTR", op_func_get_attr, 0,
-				    .zero = W(2) | W(3) | W(4) },
-	/* Reserved while being built: each entry gets its handler with its op. */
-	/* Graphs (graph.c). */
-	[AXON_OP_CAPTURE_BEGIN] = { "CAPTURE_BEGIN", op_capture_begin, OPF_NAMES_STREAM,
-				    .zero = W(0) | W(2) | W(3) | W(4) },
-	[AXON_OP_CAPTURE_END] = { "CAPTURE_END", op_capture_end, OPF_NAMES_STREAM,
-				  .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_GRAPH_INSTANTIATE] = { "GRAPH_INSTANTIATE", op_graph_instantiate, 0,
-					.zero = W(2) | W(3) | W(4) },
-	/* obj.arg0 (W1): the part of a graph cut by host nodes */
-	[AXON_OP_GRAPH_LAUNCH] = { "GRAPH_LAUNCH", op_graph_launch,
-				   OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				   .zero = W(2) | W(3) | W(4) },
-	[AXON_OP_GRAPH_DESTROY] = { "GRAPH_DESTROY", op_graph_destroy, OPF_DEFERRABLE,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_GRAPH_EXEC_DESTROY] = { "GRAPH_EXEC_DESTROY", op_graph_exec_destroy,
-					 OPF_DEFERRABLE,
-					 .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_GRAPH_EXEC_UPDATE] = { "GRAPH_EXEC_UPDATE", op_graph_exec_update, 0,
-					.zero = W(2) | W(3) | W(4) },
-	[AXON_OP_LAUNCH_EX] = { "LAUNCH_EX", op_launch_ex,
-				OPF_STREAM | OPF_DEFERRABLE | OPF_REPORTS_PENDING,
-				.zero = W(1) | W(2) | W(4) },
-	[AXON_OP_FUNC_SET_ATTR] = { "FUNC_SET_ATTR", op_func_set_attr, 0,
-				    .zero = W(3) | W(4) },
-	[AXON_OP_TENSOR_MAP_ENCODE] = { "TENSOR_MAP_ENCODE", op_tensor_map_encode, 0,
-					.zero = W(1) | W(2) | W(4) },
-	/* Not OPF_STREAM: a host function takes no place in the sequence.
-	 * obj.arg1 (W2): a NODE's number, checked by op_host_func. */
-	[AXON_OP_HOST_FUNC] = { "HOST_FUNC", op_host_func,
-				OPF_DEFERRABLE | OPF_NAMES_STREAM,
-				.zero = W(3) | W(4) },
-	[AXON_OP_HOSTMEM_REGISTER] = { "HOSTMEM_REGISTER", op_hostmem_register, 0,
-				    .zero = 0 },
-	[AXON_OP_HOSTMEM_UNREGISTER] = { "HOSTMEM_UNREGISTER", op_hostmem_unregister,
-				    OPF_DEFERRABLE, .zero = W(0) | W(2) | W(3) | W(4) },
-	[AXON_OP_MEM_CREATE] = { "MEM_CREATE", op_mem_create, 0,
-				    .zero = W(3) | W(4) },
-	[AXON_OP_MEM_RELEASE] = { "MEM_RELEASE", op_mem_release, 0,
-				    .zero = W(1) | W(2) | W(3) | W(4) },
-	[AXON_OP_DEVOUT_READ] = { "DEVOUT_READ", op_devout_read, 0,
-				  .zero = W(0) | W(2) | W(4) },
-	[AXON_OP_OCCUPANCY] = { "OCCUPANCY", op_occupancy, 0, .zero = 0 },
-	[AXON_OP_PRIVATE_CALL] = { "PRIVATE_CALL", op_private_call, 0,
-				   .zero = W(3) | W(4) },
-	[AXON_OP_MODULE_FUNCS] = { "MODULE_FUNCS", op_module_funcs, 0,
-				   .zero = W(1) | W(2) | W(4) },
-};
+/* Every handler the list names, declared from the list itself, so an op
+ * added to the description needs no declaration here. */
+#define OP_DECLARE(name, number, handler, flags, zero_words) \
+	enum op_status handler(struct op_ctx *o);
+AXON_OPS(OP_DECLARE)
+
+#define OP_ENTRY(name, number, handler, flags, zero_words) \
+	[number] = { #name, handler, flags, .zero = zero_words },
+
+const struct op_def op_table[AXON_OP_LAST] = { AXON_OPS(OP_ENTRY) };

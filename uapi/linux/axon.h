@@ -57,6 +57,14 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#ifndef __KERNEL__
+/*
+ * enum axon_op and each op's named SQE fields, generated at build time from
+ * uapi/axon-ops.def (installed next to this header). The kernel module only
+ * carries SQEs and needs neither.
+ */
+#include <linux/axon_ops.h>
+#endif
 
 #define AXON_MAGIC		0x4e4f5841U	/* "AXON" little-endian */
 #define AXON_ABI_MAJOR		1	/* incompatible changes */
@@ -181,7 +189,7 @@ struct axon_daemon_page {
 	__u32 resv2[6];
 };
 
-/* AXON_OP_DEVOUT_READ obj.arg0: which of the client's outputs */
+/* AXON_OP_DEVOUT_READ devout_read.which: which of the client's outputs */
 #define AXON_DEVOUT_STDOUT	0	/* a kernel's printf */
 #define AXON_DEVOUT_STDERR	1	/* the driver's messages (failed assert) */
 
@@ -220,8 +228,12 @@ enum {
  * @stream:	stream handle for stream-ordered operations, else 0. The
  *		client resolves CUDA's NULL stream to its context's default
  *		stream handle before submitting.
- * The rest is one union member per operation family; unused bytes must be
- * zero.
+ * The rest is a union of 40 bytes, five 64-bit words: one named member per
+ * operation (sqe->mem_map.handle for AXON_OP_MEM_MAP; linux/axon_ops.h,
+ * generated from uapi/axon-ops.def), written by libaxon's axon_prep_<op>().
+ * Every word no field of the op occupies must be zero. The ABI 1.0 family
+ * members (copy, mem, obj) name the same bytes for several ops at once and
+ * stay as aliases; raw[] is the five words.
  */
 struct axon_sqe {
 	__u8	opcode;
@@ -231,6 +243,9 @@ struct axon_sqe {
 	__u64	user_data;
 	__u64	stream;
 	union {
+#ifdef AXON_SQE_OP_MEMBERS
+		AXON_SQE_OP_MEMBERS
+#endif
 		/* AXON_OP_MEMCPY_*: dst/src are device addresses or, for the
 		 * host side, a data-area offset; with AXON_COPY_F_HOSTMEM in
 		 * host_flags (HTOD, DTOH only) the host side is instead an
@@ -249,35 +264,15 @@ struct axon_sqe {
 				__u64 resv[2];	/* the ABI 1.0 name */
 			};
 		} copy;
-		/* AXON_OP_MEMSET: count elements of elem_size (1, 2, 4)
-		 * bytes holding value, in rows of width elements, pitch
-		 * bytes apart (height 1 for a flat memset) */
-		struct {
-			__u64 dst;
-			__u64 width;
-			__u64 height;
-			__u64 pitch;
-			__u32 value;
-			__u32 elem_size;
-		} memset;
-		/* AXON_OP_LAUNCH: args_off is a data-area offset holding the
-		 * packed kernel parameters laid out as the function's
-		 * parameter table says */
-		struct {
-			__u64 func;
-			__u32 grid[3];
-			__u32 block[3];
-			__u32 shared_bytes;
-			__u32 args_off;
-		} launch;
-		/* AXON_OP_MEM_MAP / AXON_OP_MEM_UNMAP */
+		/* AXON_OP_MEM_MAP / AXON_OP_MEM_UNMAP; resv[0..1] are
+		 * mem_map.handle and mem_map.offset */
 		struct {
 			__u64 ctx;
 			__u64 addr;
 			__u64 len;
 			__u64 resv[2];
 		} mem;
-		/* Everything else: an object handle, a payload in the data
+		/* The object ops: an object handle, a payload in the data
 		 * area and up to three arguments. */
 		struct {
 			__u64 handle;
@@ -287,39 +282,27 @@ struct axon_sqe {
 			__u32 data_len;
 			__u64 arg2;
 		} obj;
-		/* AXON_OP_OCCUPANCY: a cluster-occupancy query (query is
-		 * AXON_OCC_*) for function func launched with this geometry
-		 * and these cluster dimensions (0,0,0: none given) */
-		struct {
-			__u64 func;
-			__u32 grid[3];
-			__u16 block[3];
-			__u8  cluster[3];
-			__u8  query;
-			__u16 resv0;	/* must be zero */
-			__u32 shared_bytes;
-			__u32 resv1;	/* must be zero */
-		} occupancy;
 		__u64 raw[5];
 	};
 };
 
 /*
- * AXON_OP_PRIVATE_CALL: obj.handle context, obj.arg0 AXON_PRIV_*, obj.arg1
- * the object (for AXON_PRIV_CTX_OBJ_QUERY: a token CTX_OBJ gave this
- * client); aux[0] the answer. Entry points of the driver's private table
- * 21318c60 that cuBLAS calls and whose meaning is not known: the daemon
- * makes the same call on the client's own context, so the answer is the
- * driver's, and hands out only tokens for the objects it returns.
+ * AXON_OP_PRIVATE_CALL: private_call.ctx context, private_call.call
+ * AXON_PRIV_*, private_call.arg the object (for AXON_PRIV_CTX_OBJ_QUERY: a
+ * token CTX_OBJ gave this client); aux[0] the answer. Entry points of the
+ * driver's private table 21318c60 that cuBLAS calls and whose meaning is
+ * not known: the daemon makes the same call on the client's own context, so
+ * the answer is the driver's, and hands out only tokens for the objects it
+ * returns.
  */
 enum axon_priv_call {
 	AXON_PRIV_CTX_OBJ,		/* 21318c60 slot 51: (ctx, 0, &obj, 0) */
 	AXON_PRIV_CTX_OBJ_QUERY,	/* 21318c60 slot 39: (ctx, obj, &value) */
 	/* 1734dc26 slot 4: (&a, &b), two objects of the process (cuBLASLt's
-	 * half-precision heuristics); obj.arg1 0 -> aux[0] a token for the
+	 * half-precision heuristics); arg 0 -> aux[0] a token for the
 	 * pair. */
 	AXON_PRIV_LT_OBJS,
-	/* 1734dc26 slot 13: (a, b, x, y, &int value, 0); obj.arg1 the pair's
+	/* 1734dc26 slot 13: (a, b, x, y, &int value, 0); arg the pair's
 	 * token | x << 32 | y << 48, x and y below AXON_PRIV_LT_ARG_MAX ->
 	 * aux[0] the value. */
 	AXON_PRIV_LT_QUERY,
@@ -352,162 +335,9 @@ struct axon_cqe {
 /* ------------------------------------------------------------------------ */
 
 /*
- * Every operation's arguments and results, in the SQE / CQE fields named:
- *
- * NOP              -                          -> res 0
- * CTX_CREATE       obj.arg0 device, obj.arg1 CUctx_flags
- *                                             -> aux0 ctx, aux1 default stream
- * CTX_DESTROY      obj.handle ctx
- * CTX_SYNC         obj.handle ctx             -> res: pending error or 0,
- *                                                once all its streams drained
- * MEM_MAP          mem.ctx, mem.addr, mem.len: back a client-minted range
- *                  (inside the client's VA window, aligned to
- *                  AXON_MINT_ALIGN). Deferred within credit; otherwise sync,
- *                  and aux0 returns the new credit.
- *                  With mem.resv[0] = a MEM handle (cuMemMap): map
- *                  mem.len bytes of that physical memory, from byte
- *                  mem.resv[1] of it, at mem.addr; synchronous only;
- *                  addr, len and offset multiples of the device's
- *                  vmm_granularity; nothing charged (MEM_CREATE was).
- *                  CUDA_ERROR_NOT_READY: the range is still being
- *                  released after an earlier unmap; synchronise, retry.
- * MEM_UNMAP        mem.addr (base of a mapped range), mem.ctx (a live
- *                  context), mem.len 0        -> aux0 bytes released
- *                  (a cuMemMap'd range: unmapped after earlier work; its
- *                  physical memory stays while its handle lives)
- * MEM_CREATE       obj.handle 0: new physical memory of obj.arg0 bytes
- *                  (a multiple of vmm_granularity) on device obj.arg1,
- *                  charged now                -> aux0 MEM handle
- *                  obj.handle a MEM handle (arg0, arg1 0): one more
- *                  reference to it (cuMemRetainAllocationHandle)
- *                                             -> aux0 handle, aux1 bytes
- * MEM_RELEASE      obj.handle a MEM handle: drop one reference; the memory
- *                  is freed once no reference and no mapping is left
- * MEM_GET_INFO     obj.arg0 device            -> aux0 free, aux1 total
- * MEMCPY_HTOD      copy.dst device, copy.src data offset, copy.len, stream;
- *                  copy.host_flags AXON_COPY_F_HOSTMEM: copy.src is a
- *                  client address inside one of its shared host regions
- * MEMCPY_DTOH      copy.dst data offset (or, with AXON_COPY_F_HOSTMEM, a
- *                  client address in a shared host region), copy.src
- *                  device, copy.len, stream
- * MEMCPY_DTOD      copy.dst, copy.src device, copy.len, stream
- *                  (copy.host_flags 0)
- * MEMSET           memset.*, stream
- * MODULE_LOAD      obj.handle ctx, image at obj.data_off/data_len
- *                                             -> aux0 module
- * MODULE_UNLOAD    obj.handle module
- * MODULE_GET_FUNC  obj.handle module, NUL-terminated name in the data area;
- *                  the daemon overwrites the same data-area bytes with a
- *                  struct axon_func_info (data_len must hold it)
- *                                             -> aux0 function
- * MODULE_GET_GLOBAL obj.handle module, name in the data area
- *                                             -> aux0 address, aux1 size
- * MODULE_FUNCS     obj.handle module, obj.data_off/data_len a buffer the
- *                  daemon fills with the names of the module's functions
- *                  (kernels), each NUL-terminated, in the driver's order
- *                                             -> aux0 how many, aux1 bytes
- *                  written; a buffer too small -> INVALID_VALUE with aux1
- *                  the bytes needed
- * LAUNCH           launch.*, stream
- * STREAM_CREATE    obj.handle ctx, obj.arg0 flags, obj.arg1 priority
- *                                             -> aux0 stream, aux1 frontier slot
- * STREAM_DESTROY   obj.handle stream
- * STREAM_SYNC      stream                     -> res: pending error or 0,
- *                                                once everything submitted to
- *                                                the stream before it is done
- * STREAM_WAIT_EVENT stream, obj.handle event
- * EVENT_CREATE     obj.handle ctx, obj.arg0 flags -> aux0 event
- * EVENT_DESTROY    obj.handle event
- * EVENT_RECORD     stream, obj.handle event
- * EVENT_ELAPSED    obj.handle start, obj.arg0 end event
- *                                             -> aux0 nanoseconds
- * FUNC_GET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute
- *                                             -> aux0 value
- * LAUNCH_EX        obj.handle function, stream, obj.data_off/data_len: a
- *                  struct axon_launch_ex, its attributes, then the packed
- *                  parameters at args_off (all copied out when the SQE is
- *                  taken, like LAUNCH's). Unknown attribute ids, and
- *                  attributes not valid for a launch -> INVALID_VALUE.
- * FUNC_SET_ATTR    obj.handle function, obj.arg0 CUfunction_attribute,
- *                  obj.arg1 value (an int, sign-extended)
- * TENSOR_MAP_ENCODE obj.handle ctx, obj.data_off/data_len: a struct
- *                  axon_tensor_map_req; the daemon overwrites its first
- *                  AXON_TENSOR_MAP_BYTES with the encoded CUtensorMap
- *                  (data_len must hold the larger of the two). The global
- *                  address and the extent the dimensions and strides span
- *                  must lie in one allocation of the client.
- *                                             -> aux0 bytes from the
- *                                                global address to the
- *                                                end of that extent
- * HOST_FUNC        stream, obj.arg0 AXON_HOST_FUNC_WAIT: not deferred; the
- *                  completion is posted once everything submitted to the
- *                  stream before it is done, and from then on the stream's
- *                  later work is held in the daemon (later work that waits
- *                  for an event recorded behind it too) until
- *                  obj.arg0 AXON_HOST_FUNC_DONE, deferred, obj.handle = the
- *                  WAIT's user_data, names the same stream: the client ran
- *                  its host function. A DONE that matches no held WAIT
- *                  does nothing. Neither counts in the stream's sequence.
- *                  obj.arg0 AXON_HOST_FUNC_NODE, obj.arg1 n: a host
- *                  function issued to a capturing stream, the capture's
- *                  n-th (from 0, in submission order): it cuts the graph
- *                  there (see GRAPH_LAUNCH); on a stream that does not
- *                  capture -> ILLEGAL_STATE, out of order -> the capture
- *                  fails (STREAM_CAPTURE_INVALIDATED). Not counted.
- * OCCUPANCY        the occupancy member (see its comment and enum
- *                  axon_occ_query)                -> aux0 the answer
- * PRIVATE_CALL     obj.handle ctx, obj.arg0 AXON_PRIV_*, obj.arg1 token
- *                                             -> aux0 token or value
- * DEVOUT_READ      obj.arg0 AXON_DEVOUT_STDOUT or AXON_DEVOUT_STDERR,
- *                  obj.data_off/data_len: a data-area buffer the daemon
- *                  fills with the oldest device output of that kind it
- *                  holds for the client, in order
- *                                             -> aux0 bytes written, aux1
- *                                                bytes still held
- * HOSTMEM_REGISTER obj.handle the cookie of a descriptor sent as struct
- *                  axon_hostmem_fd, obj.arg0 client address (page-aligned)
- *                  and obj.arg1 length of the region it is mapped at,
- *                  obj.arg2 CU_MEMHOSTALLOC_* flags, a struct
- *                  axon_hostmem_info at obj.data_off/data_len. The daemon
- *                  maps the memfd and registers it with the device; the
- *                  completion comes once copies and kernels (devptr) may
- *                  use it. Unix transport only (kernel transport:
- *                  NOT_SUPPORTED). Overlapping another region of the
- *                  client: HOST_MEMORY_ALREADY_REGISTERED. The address
- *                  taken in the daemon: ALREADY_MAPPED (nothing mapped;
- *                  map the memfd elsewhere and register again).
- * HOSTMEM_UNREGISTER obj.arg0 the base of one of the client's regions;
- *                  deferrable. The region cannot be named from then on;
- *                  the daemon's mapping goes once work queued before it
- *                  finished.
- * CAPTURE_BEGIN    stream, obj.arg0 CUstreamCaptureMode (kept for the
- *                  stats; the daemon always captures relaxed)
- *                                             -> aux0 graph being captured
- *                  The stream's later stream-ordered ops become the
- *                  graph's nodes instead of running, and count as done at
- *                  once; a stream that waits on an event recorded during
- *                  the capture joins it. Not counted in the stream's
- *                  sequence.
- * CAPTURE_END      stream (the one CAPTURE_BEGIN named), obj.handle graph
- *                                             -> res: 0, or why the capture
- *                                                failed (the graph then only
- *                                                serves GRAPH_DESTROY);
- *                                                aux0 its number of nodes
- *                  Completes once the daemon ended the capture; not counted.
- * GRAPH_INSTANTIATE obj.handle graph, obj.arg0 CUgraphInstantiate_flags
- *                                             -> aux0 graph exec
- * GRAPH_LAUNCH     stream, obj.handle graph exec: stream-ordered, counted;
- *                  done when every node of the graph is done. A graph
- *                  with n host nodes (HOST_FUNC NODE) runs in n + 1
- *                  parts, obj.arg0 = which (0 for a graph without): part
- *                  k holds the nodes captured between host nodes k - 1
- *                  and k, or (cuda) a valid cut of the graph there; the
- *                  client runs host function k (HOST_FUNC WAIT/DONE)
- *                  between launching parts k and k + 1
- * GRAPH_DESTROY    obj.handle graph (not while it is being captured)
- * GRAPH_EXEC_DESTROY obj.handle graph exec
- * GRAPH_EXEC_UPDATE obj.handle graph exec, obj.arg0 graph of the same
- *                  topology                   -> aux0 CUgraphExecUpdateResult
+ * The operations (enum axon_op) and each one's fields, flags and result are
+ * described once, in uapi/axon-ops.def: linux/axon_ops.h is generated from
+ * it, and Documentation/abi.md (section 6) says what each op checks.
  *
  * Stream-ordered operations (MEMCPY_*, MEMSET, LAUNCH, EVENT_RECORD,
  * STREAM_WAIT_EVENT) each advance their stream's sequence by one, on both
@@ -518,61 +348,8 @@ struct axon_cqe {
  * the SQE, so their buffers are free once sq_head passed it; a buffer an
  * operation answers into (MODULE_GET_FUNC) is free once its CQE is seen.
  */
-enum axon_op {
-	AXON_OP_NOP,
-	AXON_OP_CTX_CREATE,
-	AXON_OP_CTX_DESTROY,
-	AXON_OP_CTX_SYNC,
-	AXON_OP_MEM_MAP,
-	AXON_OP_MEM_UNMAP,
-	AXON_OP_MEM_GET_INFO,
-	AXON_OP_MEMCPY_HTOD,
-	AXON_OP_MEMCPY_DTOH,
-	AXON_OP_MEMCPY_DTOD,
-	AXON_OP_MEMSET,
-	AXON_OP_MODULE_LOAD,
-	AXON_OP_MODULE_UNLOAD,
-	AXON_OP_MODULE_GET_FUNC,
-	AXON_OP_MODULE_GET_GLOBAL,
-	AXON_OP_LAUNCH,
-	AXON_OP_STREAM_CREATE,
-	AXON_OP_STREAM_DESTROY,
-	AXON_OP_STREAM_SYNC,
-	AXON_OP_STREAM_WAIT_EVENT,
-	AXON_OP_EVENT_CREATE,
-	AXON_OP_EVENT_DESTROY,
-	AXON_OP_EVENT_RECORD,
-	AXON_OP_EVENT_ELAPSED,
-	AXON_OP_FUNC_GET_ATTR,
-	/* Graphs: stream capture and replay by the daemon (graph.c). */
-	AXON_OP_CAPTURE_BEGIN,
-	AXON_OP_CAPTURE_END,
-	AXON_OP_GRAPH_INSTANTIATE,
-	AXON_OP_GRAPH_LAUNCH,
-	AXON_OP_GRAPH_DESTROY,
-	AXON_OP_GRAPH_EXEC_DESTROY,
-	AXON_OP_GRAPH_EXEC_UPDATE,
-	/* Launch variants and function attributes. */
-	AXON_OP_LAUNCH_EX,
-	AXON_OP_FUNC_SET_ATTR,
-	AXON_OP_TENSOR_MAP_ENCODE,
-	AXON_OP_HOST_FUNC,
-	/* Host memory shared with the daemon (pinned), and VMM objects. */
-	AXON_OP_HOSTMEM_REGISTER,
-	AXON_OP_HOSTMEM_UNREGISTER,
-	AXON_OP_MEM_CREATE,
-	AXON_OP_MEM_RELEASE,
-	AXON_OP_DEVOUT_READ,
-	/* Cluster occupancy, answered by the device's driver. */
-	AXON_OP_OCCUPANCY,
-	/* A private driver entry point, answered by the device's driver. */
-	AXON_OP_PRIVATE_CALL,
-	/* The names of a module's functions. */
-	AXON_OP_MODULE_FUNCS,
-	AXON_OP_LAST
-};
 
-/* struct axon_sqe.copy.host_flags */
+/* struct axon_sqe: memcpy_htod.host_flags, memcpy_dtoh.host_flags */
 #define AXON_COPY_F_HOSTMEM	(1ULL << 0)	/* host side in a shared region */
 #define AXON_COPY_F_ALL		AXON_COPY_F_HOSTMEM
 
@@ -609,8 +386,8 @@ struct axon_hostmem_fd {
  * struct axon_hostmem_info - written by AXON_OP_HOSTMEM_REGISTER into the
  * data-area buffer its SQE names, before its completion
  * @devptr:	the address kernels use for the region's first byte: the
- *		client's own address (obj.arg0), where the daemon maps the
- *		region too (unified addressing, as CUDA gives all pinned
+ *		client's own address (hostmem_register.addr), where the
+ *		daemon maps the region too (unified addressing, as CUDA gives all pinned
  *		memory; an address taken in the daemon fails the REGISTER
  *		with ALREADY_MAPPED); 0 where the driver's device pointer
  *		differs (no device pointer; copies still work). Never an
@@ -622,7 +399,7 @@ struct axon_hostmem_info {
 	__u64 resv[3];
 };
 
-/* Stream priorities (STREAM_CREATE obj.arg1) run from 0 (lowest) to this. */
+/* Stream priorities (stream_create.priority) run from 0 (lowest) to this. */
 #define AXON_STREAM_PRIORITY_GREATEST	(-5)
 
 /* Device addresses minted by clients are aligned to this. */
@@ -728,7 +505,7 @@ struct axon_tensor_map_req {
 	__u64 global_strides[4];
 };
 
-/* AXON_OP_HOST_FUNC obj.arg0 */
+/* AXON_OP_HOST_FUNC host_func.kind */
 #define AXON_HOST_FUNC_WAIT	0
 #define AXON_HOST_FUNC_DONE	1
 #define AXON_HOST_FUNC_NODE	2	/* in a capture: a node (GRAPH_LAUNCH) */

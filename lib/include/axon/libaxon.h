@@ -3,7 +3,7 @@
  * libaxon: the raw ring API of axon, in the style of liburing.
  *
  * A client connects to the daemon (axon_connect), then for each request
- * takes an SQE (axon_get_sqe), fills it (axon_prep_* or by hand), publishes
+ * takes an SQE (axon_get_sqe), fills it (axon_prep_<op>), publishes
  * a batch (axon_submit) and reaps completions (axon_peek_cqe, axon_wait_cqe,
  * axon_cqe_seen). The fast path is inline and makes no system call: a
  * submission is stores into shared memory plus, only when the daemon sleeps,
@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/axon.h>
+#include <axon/prep.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -194,12 +195,31 @@ int axon_read_stats(const char *addr, char **json, char *err, size_t errlen);
 /** axon_op_name() - "MEMCPY_HTOD" for AXON_OP_MEMCPY_HTOD, "?" if unknown */
 const char *axon_op_name(unsigned int op);
 
-/* Prep helpers: each writes only its own fields (the SQE is zeroed). */
-static inline void axon_prep_nop(struct axon_sqe *sqe)
+/*
+ * Filling an SQE: axon_get_sqe() returns it zeroed; one axon_prep_<op>() per
+ * op (<axon/prep.h>, generated from uapi/axon-ops.def) writes the opcode,
+ * the stream for ops that name one, and the op's own fields, nothing else.
+ * Flags and user_data are the caller's, set with the two helpers below.
+ */
+
+/** axon_sqe_set_flags() - AXON_SQE_F_* (AXON_SQE_F_DEFERRED: no completion
+ * on success, the op must be deferrable) */
+static inline void axon_sqe_set_flags(struct axon_sqe *sqe, unsigned int flags)
 {
-	sqe->opcode = AXON_OP_NOP;
+	sqe->flags = (uint8_t)flags;
 }
 
+/** axon_sqe_set_data() - the user_data the completion returns */
+static inline void axon_sqe_set_data(struct axon_sqe *sqe, uint64_t data)
+{
+	sqe->user_data = data;
+}
+
+/*
+ * The ABI 1.0 family helpers, for code that picks the opcode at run time:
+ * each fills one family member (obj, copy, mem) for any op that uses it.
+ * Prefer axon_prep_<op>().
+ */
 static inline void axon_prep_obj(struct axon_sqe *sqe, unsigned int op,
 				 uint64_t handle, uint64_t arg0, uint64_t arg1)
 {
