@@ -247,9 +247,8 @@ CUresult shim_capture_host_send_locked(uint64_t stream, uint32_t index)
 
 	if (!sqe)
 		return shim_gone_error();
-	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_NODE, index);
-	sqe->flags = AXON_SQE_F_DEFERRED;
-	sqe->stream = stream;
+	axon_prep_host_func(sqe, stream, 0, AXON_HOST_FUNC_NODE, index);
+	axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 	shim_flush();
 	return CUDA_SUCCESS;
 }
@@ -375,8 +374,7 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 			free(cap);
 			return shim_gone_error();
 		}
-		axon_prep_obj(sqe, AXON_OP_CAPTURE_BEGIN, 0, mode, 0);
-		sqe->stream = h;
+		axon_prep_capture_begin(sqe, h, mode);
 		r = shim_sync_op(sqe, &w);
 	}
 	if (!r) {
@@ -401,8 +399,7 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 			struct axon_sqe *sqe = shim_sqe();
 
 			if (sqe) {
-				axon_prep_obj(sqe, AXON_OP_CAPTURE_END, w.aux[0], 0, 0);
-				sqe->stream = h;
+				axon_prep_capture_end(sqe, h, w.aux[0]);
 				shim_sync_op(sqe, &w2);
 				shim_call_obj_locked(AXON_OP_GRAPH_DESTROY, w.aux[0], 0, 0, &w2);
 			}
@@ -482,8 +479,7 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 		shim_hostwork_put(hw);
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_CAPTURE_END, graph, 0, 0);
-	sqe->stream = h;
+	axon_prep_capture_end(sqe, h, graph);
 	r = shim_sync_op(sqe, &w);
 	/* What the driver counts: the daemon's nodes less ours. */
 	nodes = w.aux[0];
@@ -497,8 +493,8 @@ static CUresult end_capture(CUstream s, CUgraph *out)
 		/* Nothing to run: the graph only served the capture. */
 		sqe = shim_sqe();
 		if (sqe) {
-			axon_prep_obj(sqe, AXON_OP_GRAPH_DESTROY, graph, 0, 0);
-			sqe->flags = AXON_SQE_F_DEFERRED;
+			axon_prep_graph_destroy(sqe, graph);
+			axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 			shim_flush();
 		}
 		if (!r || r == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)

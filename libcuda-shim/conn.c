@@ -423,7 +423,7 @@ CUresult shim_call_obj(unsigned int op, uint64_t handle, uint64_t arg0, uint64_t
 
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
 {
-	sqe->user_data = (uint64_t)(uintptr_t)w;
+	axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)w);
 	w->op = sqe->opcode;
 	return shim_wait(w);
 }

@@ -104,9 +104,11 @@ static CUresult shared_copy_locked(unsigned int op, uint64_t dst, uint64_t src, 
 
 	if (!sqe)
 		return shim_gone_error();
-	axon_prep_copy(sqe, op, stream, dst, src, len);
-	sqe->copy.host_flags = AXON_COPY_F_HOSTMEM;
-	sqe->flags = AXON_SQE_F_DEFERRED;
+	if (op == AXON_OP_MEMCPY_HTOD)
+		axon_prep_memcpy_htod(sqe, stream, dst, src, len, AXON_COPY_F_HOSTMEM);
+	else
+		axon_prep_memcpy_dtoh(sqe, stream, dst, src, len, AXON_COPY_F_HOSTMEM);
+	axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 	shim_stream_next(stream);
 	shim_flush();
 	return CUDA_SUCCESS;
@@ -302,17 +304,17 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 			r = shim_gone_error();
 			break;
 		}
-		axon_prep_copy(sqe, AXON_OP_MEMCPY_HTOD, stream, dst + at, off, n);
+		axon_prep_memcpy_htod(sqe, stream, dst + at, off, n, 0);
 		if (k + HTOD_DEPTH < nchunks) {
 			memset(&c->w, 0, sizeof(c->w));
 			c->w.op = AXON_OP_MEMCPY_HTOD;
 			c->id = id;	/* given back once waited for */
-			sqe->user_data = (uint64_t)(uintptr_t)&c->w;
+			axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)&c->w);
 			shim_stream_next(stream);
 			waiting++;
 		} else {
 			/* The last ones: the copy returns without waiting. */
-			sqe->flags = AXON_SQE_F_DEFERRED;
+			axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 			shim_data_release(id, DATA_AFTER_STREAM, shim_slot(stream),
 					  shim_stream_next(stream));
 		}
@@ -373,8 +375,8 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 			}
 			memset(&c->w, 0, sizeof(c->w));
 			c->w.op = AXON_OP_MEMCPY_DTOH;
-			axon_prep_copy(sqe, AXON_OP_MEMCPY_DTOH, stream, c->off, src + issued, n);
-			sqe->user_data = (uint64_t)(uintptr_t)&c->w;
+			axon_prep_memcpy_dtoh(sqe, stream, c->off, src + issued, n, 0);
+			axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)&c->w);
 			shim_stream_next(stream);
 			c->at = issued;
 			c->n = n;
@@ -443,8 +445,8 @@ static CUresult dtod(uint64_t dst, uint64_t src, uint64_t len, uint64_t stream)
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		axon_prep_copy(sqe, AXON_OP_MEMCPY_DTOD, stream, dst, src, len);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_prep_memcpy_dtod(sqe, stream, dst, src, len);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_stream_next(stream);
 		shim_flush();
 	}
@@ -608,15 +610,8 @@ static CUresult memset_op(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		sqe->opcode = AXON_OP_MEMSET;
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		sqe->stream = h;
-		sqe->memset.dst = dst;
-		sqe->memset.width = width;
-		sqe->memset.height = height;
-		sqe->memset.pitch = height > 1 ? pitch : 0;
-		sqe->memset.value = value;
-		sqe->memset.elem_size = elem;
+		axon_prep_memset(sqe, h, dst, width, height, height > 1 ? pitch : 0, value, elem);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_stream_next(h);
 		shim_flush();
 	}

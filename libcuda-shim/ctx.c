@@ -56,7 +56,7 @@ static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 		shim_unlock();
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_CTX_CREATE, 0, (uint64_t)dev, flags);
+	axon_prep_ctx_create(sqe, (uint64_t)dev, flags);
 	r = shim_sync_op(sqe, &w);
 	if (!r) {
 		sc = &shim.ctx[AXON_HANDLE_INDEX(w.aux[0]) % SHIM_MAX_CTX];
@@ -81,8 +81,8 @@ static void ctx_destroy(struct shim_ctx *sc)
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		axon_prep_obj(sqe, AXON_OP_CTX_DESTROY, sc->handle, 0, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_prep_ctx_destroy(sqe, sc->handle);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_flush();
 	}
 	/* Remove it from this thread's stack; others find it stale. */

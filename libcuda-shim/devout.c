@@ -48,9 +48,7 @@ static size_t fetch(unsigned int which, char *buf, size_t len, uint64_t *left)
 		*left = 0;
 		return 0;
 	}
-	axon_prep_obj(sqe, AXON_OP_DEVOUT_READ, 0, which, 0);
-	sqe->obj.data_off = (uint32_t)off;
-	sqe->obj.data_len = (uint32_t)len;
+	axon_prep_devout_read(sqe, which, (uint32_t)off, (uint32_t)len);
 	if (shim_sync_op(sqe, &w) == CUDA_SUCCESS && w.aux[0] <= len) {
 		n = (size_t)w.aux[0];
 		memcpy(buf, shim.ring.data + off, n);

@@ -63,7 +63,7 @@ SHIM_EXPORT CUresult cuEventCreate(CUevent *ph, unsigned int flags)
 		free(e);
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_EVENT_CREATE, sc->handle, flags, 0);
+	axon_prep_event_create(sqe, sc->handle, flags);
 	r = shim_sync_op(sqe, &w);
 	if (!r) {
 		uint32_t i = AXON_HANDLE_INDEX(w.aux[0]);
@@ -109,8 +109,8 @@ static CUresult event_destroy(CUevent ev)
 	}
 	sqe = shim_sqe();
 	if (sqe) {
-		axon_prep_obj(sqe, AXON_OP_EVENT_DESTROY, e->handle, 0, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_prep_event_destroy(sqe, e->handle);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_flush();
 	}
 	events[AXON_HANDLE_INDEX(e->handle)] = NULL;
@@ -146,10 +146,8 @@ SHIM_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 	}
 	sqe = shim_sqe();
 	if (sqe) {
-		sqe->opcode = AXON_OP_EVENT_RECORD;
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		sqe->stream = h;
-		sqe->obj.handle = e->handle;
+		axon_prep_event_record(sqe, h, e->handle);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		e->slot = shim_slot(h);
 		e->stream = h;
 		e->seq = shim_stream_next(h);

@@ -76,11 +76,8 @@ static CUresult launch_part(uint64_t exec, uint64_t stream, uint32_t part)
 
 	if (!sqe)
 		return shim_gone_error();
-	sqe->opcode = AXON_OP_GRAPH_LAUNCH;
-	sqe->flags = AXON_SQE_F_DEFERRED;
-	sqe->stream = stream;
-	sqe->obj.handle = exec;
-	sqe->obj.arg0 = part;
+	axon_prep_graph_launch(sqe, stream, exec, part);
+	axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 	shim_stream_next(stream);
 	shim_flush();
 	return CUDA_SUCCESS;
@@ -481,8 +478,11 @@ static CUresult destroy(unsigned int op, uint64_t h)
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		axon_prep_obj(sqe, op, h, 0, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		if (op == AXON_OP_GRAPH_DESTROY)
+			axon_prep_graph_destroy(sqe, h);
+		else
+			axon_prep_graph_exec_destroy(sqe, h);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_flush();
 	}
 	shim_unlock();

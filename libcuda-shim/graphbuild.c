@@ -684,15 +684,9 @@ static CUresult lower_memset(CUstream s, const CUDA_MEMSET_NODE_PARAMS *m)
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		sqe->opcode = AXON_OP_MEMSET;
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		sqe->stream = h;
-		sqe->memset.dst = m->dst;
-		sqe->memset.width = m->width;
-		sqe->memset.height = m->height;
-		sqe->memset.pitch = m->height > 1 ? m->pitch : 0;
-		sqe->memset.value = m->value;
-		sqe->memset.elem_size = m->elementSize;
+		axon_prep_memset(sqe, h, m->dst, m->width, m->height,
+				 m->height > 1 ? m->pitch : 0, m->value, m->elementSize);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_stream_next(h);
 		shim_flush();
 	}

@@ -126,9 +126,8 @@ static void send_done(struct hostfn *p)
 
 	if (!sqe)
 		return;		/* the daemon is gone: nothing is held */
-	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, (uint64_t)(uintptr_t)p, AXON_HOST_FUNC_DONE, 0);
-	sqe->flags = AXON_SQE_F_DEFERRED;
-	sqe->stream = p->h;
+	axon_prep_host_func(sqe, p->h, (uint64_t)(uintptr_t)p, AXON_HOST_FUNC_DONE, 0);
+	axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 	shim_flush();
 }
 
@@ -229,9 +228,8 @@ static CUresult enqueue_locked(CUstream s, uint64_t h, CUhostFn fn, CUstreamCall
 		shim_hostwork_get(keep);
 		p->keep = keep;
 	}
-	axon_prep_obj(sqe, AXON_OP_HOST_FUNC, 0, AXON_HOST_FUNC_WAIT, 0);
-	sqe->stream = h;
-	sqe->user_data = (uint64_t)(uintptr_t)&p->w;
+	axon_prep_host_func(sqe, h, 0, AXON_HOST_FUNC_WAIT, 0);
+	axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)&p->w);
 	if (tail)
 		tail->next = p;
 	else

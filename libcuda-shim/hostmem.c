@@ -210,9 +210,9 @@ static void unregister_locked(const void *base, bool deferred)
 
 	if (!sqe)
 		return;
-	axon_prep_obj(sqe, AXON_OP_HOSTMEM_UNREGISTER, 0, (uint64_t)(uintptr_t)base, 0);
+	axon_prep_hostmem_unregister(sqe, (uint64_t)(uintptr_t)base);
 	if (deferred) {
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_flush();
 	} else {
 		(void)shim_sync_op(sqe, &w);
@@ -321,10 +321,8 @@ again:
 		munmap(p, map_len);
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_HOSTMEM_REGISTER, cookie, (uint64_t)(uintptr_t)p, len);
-	sqe->obj.arg2 = flags;
-	sqe->obj.data_off = (uint32_t)off;
-	sqe->obj.data_len = sizeof(info);
+	axon_prep_hostmem_register(sqe, cookie, (uint64_t)(uintptr_t)p, len, (uint32_t)off,
+				   sizeof(info), flags);
 	r = shim_sync_op(sqe, &w);
 	memcpy(&info, shim.ring.data + off, sizeof(info));
 	shim_data_done(id);

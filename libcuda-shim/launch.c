@@ -147,21 +147,12 @@ CUresult shim_launch(const struct shim_launch *l)
 		shim_unlock();
 		return shim_gone_error();
 	}
-	sqe->flags = AXON_SQE_F_DEFERRED;
-	sqe->stream = h;
-	if (l->nattrs) {
-		sqe->opcode = AXON_OP_LAUNCH_EX;
-		sqe->obj.handle = sf->handle;
-		sqe->obj.data_off = (uint32_t)off;
-		sqe->obj.data_len = (uint32_t)len;
-	} else {
-		sqe->opcode = AXON_OP_LAUNCH;
-		sqe->launch.func = sf->handle;
-		memcpy(sqe->launch.grid, l->grid, sizeof(sqe->launch.grid));
-		memcpy(sqe->launch.block, l->block, sizeof(sqe->launch.block));
-		sqe->launch.shared_bytes = l->shmem;
-		sqe->launch.args_off = (uint32_t)off;
-	}
+	if (l->nattrs)
+		axon_prep_launch_ex(sqe, h, sf->handle, (uint32_t)off, (uint32_t)len);
+	else
+		axon_prep_launch(sqe, h, sf->handle, l->grid, l->block, l->shmem,
+				 (uint32_t)off);
+	axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 	shim_data_release(id, DATA_AFTER_SQ, 0, 0);
 	shim_stream_next(h);
 	shim_flush();

@@ -25,9 +25,9 @@ CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *out)
 		vaalloc_free(&shim.va, addr);
 		return shim_gone_error();
 	}
-	axon_prep_mem(sqe, AXON_OP_MEM_MAP, ctx, addr, rounded);
+	axon_prep_mem_map(sqe, ctx, addr, rounded, 0, 0);
 	if (rounded <= shim.credit) {
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim.credit -= rounded;
 		shim_flush();
 		*out = addr;
@@ -52,8 +52,8 @@ CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr)
 	sqe = shim_sqe();
 	if (!sqe)
 		return shim_gone_error();
-	axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, ctx, addr, 0);
-	sqe->flags = AXON_SQE_F_DEFERRED;
+	axon_prep_mem_unmap(sqe, ctx, addr);
+	axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 	shim_flush();
 	return CUDA_SUCCESS;
 }

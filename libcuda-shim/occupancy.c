@@ -201,6 +201,9 @@ static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cf
 	struct shim_waiter w = { 0 };
 	struct axon_sqe *sqe;
 	unsigned int i, c[3] = { 0, 0, 0 };
+	uint32_t grid[3];
+	uint16_t block[3];
+	uint8_t cluster[3];
 	CUresult r;
 
 	if (!value || !cfg || (cfg->numAttrs && !cfg->attrs))
@@ -222,6 +225,12 @@ static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cf
 		return CUDA_ERROR_INVALID_VALUE;
 	if (c[0] > 0xff || c[1] > 0xff || c[2] > 0xff)
 		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	grid[0] = cfg->gridDimX;
+	grid[1] = cfg->gridDimY;
+	grid[2] = cfg->gridDimZ;
+	block[0] = (uint16_t)cfg->blockDimX;
+	block[1] = (uint16_t)cfg->blockDimY;
+	block[2] = (uint16_t)cfg->blockDimZ;
 	shim_lock();
 	if (!shim_func_of(f)) {
 		shim_unlock();
@@ -232,19 +241,10 @@ static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cf
 		shim_unlock();
 		return shim_gone_error();
 	}
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = AXON_OP_OCCUPANCY;
-	sqe->occupancy.func = (uint64_t)(uintptr_t)f;
-	sqe->occupancy.grid[0] = cfg->gridDimX;
-	sqe->occupancy.grid[1] = cfg->gridDimY;
-	sqe->occupancy.grid[2] = cfg->gridDimZ;
-	sqe->occupancy.block[0] = (uint16_t)cfg->blockDimX;
-	sqe->occupancy.block[1] = (uint16_t)cfg->blockDimY;
-	sqe->occupancy.block[2] = (uint16_t)cfg->blockDimZ;
 	for (i = 0; i < 3; i++)
-		sqe->occupancy.cluster[i] = (uint8_t)c[i];
-	sqe->occupancy.query = (uint8_t)query;
-	sqe->occupancy.shared_bytes = cfg->sharedMemBytes;
+		cluster[i] = (uint8_t)c[i];
+	axon_prep_occupancy(sqe, (uint64_t)(uintptr_t)f, grid, block, cluster, (uint8_t)query,
+			    cfg->sharedMemBytes);
 	r = shim_sync_op(sqe, &w);
 	if (!r)
 		*value = (int)(int64_t)w.aux[0];

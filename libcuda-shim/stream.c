@@ -68,7 +68,7 @@ static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
 		shim_unlock();
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_STREAM_CREATE, sc->handle, flags, (uint64_t)(int64_t)priority);
+	axon_prep_stream_create(sqe, sc->handle, flags, (uint64_t)(int64_t)priority);
 	r = shim_sync_op(sqe, &w);
 	if (!r) {
 		uint32_t slot = shim_slot(w.aux[0]) % AXON_MAX_FRONTIER;
@@ -149,8 +149,8 @@ static CUresult stream_destroy(CUstream s)
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		axon_prep_obj(sqe, AXON_OP_STREAM_DESTROY, h, 0, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_prep_stream_destroy(sqe, h);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_flush();
 	}
 	shim_unlock();
@@ -180,8 +180,7 @@ CUresult shim_stream_sync(uint64_t h)
 		shim_unlock();
 		return shim_gone_error();
 	}
-	sqe->opcode = AXON_OP_STREAM_SYNC;
-	sqe->stream = h;
+	axon_prep_stream_sync(sqe, h);
 	r = shim_sync_op(sqe, &w);
 	shim_unlock();
 	shim_devout_drain();
@@ -255,12 +254,10 @@ SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flag
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		sqe->opcode = AXON_OP_STREAM_WAIT_EVENT;
-		sqe->flags = AXON_SQE_F_DEFERRED;
-		sqe->stream = h;
-		sqe->obj.handle = (uint64_t)(uintptr_t)ev;
+		axon_prep_stream_wait_event(sqe, h, (uint64_t)(uintptr_t)ev);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		if (shim_capturing())	/* may fork h into a capture */
-			shim_capture_note_wait(h, sqe->obj.handle);
+			shim_capture_note_wait(h, (uint64_t)(uintptr_t)ev);
 		shim_stream_next(h);
 		shim_flush();
 	}

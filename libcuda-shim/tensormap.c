@@ -91,9 +91,7 @@ static CUresult encode(CUtensorMap *out, const struct axon_tensor_map_req *req)
 		shim_unlock();
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_TENSOR_MAP_ENCODE, sc->handle, 0, 0);
-	sqe->obj.data_off = (uint32_t)off;
-	sqe->obj.data_len = (uint32_t)len;
+	axon_prep_tensor_map_encode(sqe, sc->handle, (uint32_t)off, (uint32_t)len);
 	r = shim_sync_op(sqe, &w);
 	if (!r) {
 		memcpy(out, shim.ring.data + off, AXON_TENSOR_MAP_BYTES);

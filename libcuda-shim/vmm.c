@@ -366,9 +366,7 @@ static CUresult map_once(struct shim_ctx *sc, uint64_t ptr, uint64_t size,
 
 	if (!sqe)
 		return shim_gone_error();
-	axon_prep_mem(sqe, AXON_OP_MEM_MAP, sc->handle, ptr, size);
-	sqe->mem.resv[0] = handle;
-	sqe->mem.resv[1] = offset;
+	axon_prep_mem_map(sqe, sc->handle, ptr, size, handle, offset);
 	return shim_sync_op(sqe, &w);
 }
 
@@ -511,8 +509,8 @@ SHIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 			r = shim_gone_error();
 			break;
 		}
-		axon_prep_mem(sqe, AXON_OP_MEM_UNMAP, sc->handle, e->base, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_prep_mem_unmap(sqe, sc->handle, e->base);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		next = rangemap_next(&vmm.maps, e);
 		rangemap_erase(&vmm.maps, e);
 		m->h->maps--;
