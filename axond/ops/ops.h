@@ -9,6 +9,7 @@
 
 #include "../axond.h"
 #include "../backend.h"
+#include "../tables.h"
 
 /* What an issue function decided. */
 enum op_status {
@@ -114,11 +115,6 @@ bool hold_admit(struct axond *d, struct work *w);
  * a dead client's work). */
 void hold_client_gone(struct axond *d, struct client *c);
 int work_release_later(struct axond *d, struct client *c, release_fn fn, void *obj);
-struct ctx *ctx_lookup(struct client *c, uint64_t handle);
-struct stream *stream_lookup(struct client *c, uint64_t handle);
-struct event *event_lookup(struct client *c, uint64_t handle);
-struct module *module_lookup(struct client *c, uint64_t handle);
-struct func *func_lookup(struct client *c, uint64_t handle);
 struct stream *stream_new(struct client *c, struct ctx *ctx, bool is_default,
 			  int32_t *res);
 void stream_destroy_later(struct axond *d, struct client *c, struct stream *s);
