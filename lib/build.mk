@@ -4,7 +4,7 @@
 # linux/axon.h include.
 include uapi/build.mk
 
-LIBAXON_SRCS := lib/setup.c lib/kmod.c lib/queue.c lib/opnames.c
+LIBAXON_SRCS := lib/setup.c lib/unix.c lib/kmod.c lib/queue.c lib/opnames.c
 LIBAXON_OBJS := $(LIBAXON_SRCS:%.c=$(BUILD)/obj/%.o)
 LIBAXON_A    := $(BUILD)/lib/libaxon.a
 LIBAXON_SO   := $(BUILD)/lib/libaxon.so

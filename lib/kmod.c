@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -19,17 +18,6 @@
 
 #include <axon/libaxon.h>
 #include "transport.h"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 struct part {
 	uint64_t mmap_off;	/* AXON_OFF_* */
@@ -54,7 +42,7 @@ static int map_part(struct axon_ring *r, unsigned int i, const struct part *p,
 	return 0;
 }
 
-void axon_kmod_unmap(struct axon_ring *r)
+static void kmod_unmap(struct axon_ring *r)
 {
 	unsigned int i;
 
@@ -65,8 +53,8 @@ void axon_kmod_unmap(struct axon_ring *r)
 	}
 }
 
-int axon_kmod_connect(const char *path, const struct axon_params *req,
-		      struct axon_ring *r, char *err, size_t errlen)
+static int kmod_connect(const char *path, const struct axon_params *req,
+			struct axon_ring *r, char *err, size_t errlen)
 {
 	const size_t page = 4096;
 	struct axon_params p;
@@ -82,12 +70,12 @@ int axon_kmod_connect(const char *path, const struct axon_params *req,
 	r->dev_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->dev_fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		axon_set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (ioctl(r->dev_fd, AXON_IOC_SETUP, &p) < 0) {
 		ret = -errno;
-		set_err(err, errlen, ret == -ECONNREFUSED ?
+		axon_set_err(err, errlen, ret == -ECONNREFUSED ?
 			"no axond is attached to %s" : "%s: setup refused: %s",
 			path, strerror(-ret));
 		goto err_close;
@@ -113,7 +101,7 @@ int axon_kmod_connect(const char *path, const struct axon_params *req,
 	for (i = 0; i < 6; i++) {
 		ret = map_part(r, i, &parts[i], &ptr[i]);
 		if (ret) {
-			set_err(err, errlen, "mapping part %u of the region: %s", i,
+			axon_set_err(err, errlen, "mapping part %u of the region: %s", i,
 				strerror(-ret));
 			goto err_unmap;
 		}
@@ -122,13 +110,12 @@ int axon_kmod_connect(const char *path, const struct axon_params *req,
 	info = mmap(NULL, r->info_size, PROT_READ, MAP_SHARED, r->dev_fd, AXON_OFF_INFO);
 	if (info == MAP_FAILED) {
 		ret = -errno;
-		set_err(err, errlen, "mapping the info page: %s", strerror(-ret));
+		axon_set_err(err, errlen, "mapping the info page: %s", strerror(-ret));
 		goto err_unmap;
 	}
 	r->maps[6] = info;
 	r->map_len[6] = r->info_size;
 	r->info = info;
-	r->transport = AXON_TRANSPORT_KMOD;
 	r->params = p;
 	r->cpage = ptr[0];
 	r->dpage = ptr[1];
@@ -141,14 +128,14 @@ int axon_kmod_connect(const char *path, const struct axon_params *req,
 	return 0;
 
 err_unmap:
-	axon_kmod_unmap(r);
+	kmod_unmap(r);
 err_close:
 	close(r->dev_fd);
 	r->dev_fd = -1;
 	return ret;
 }
 
-int axon_kmod_doorbell(struct axon_ring *r, uint32_t n)
+static int kmod_doorbell(struct axon_ring *r, uint32_t n)
 {
 	struct axon_enter e = { .to_submit = n };
 
@@ -157,15 +144,23 @@ int axon_kmod_doorbell(struct axon_ring *r, uint32_t n)
 	return 0;
 }
 
-/* Sleeps until a CQE is available or the absolute deadline passes. */
-int axon_kmod_wait(struct axon_ring *r, uint64_t deadline_ns)
+/*
+ * Sleeps until a CQE is available or slice_ns passes; the kernel checks the
+ * CQ itself (min_complete), so seen_tail is not needed. Its deadline is
+ * absolute, on CLOCK_MONOTONIC.
+ */
+static int kmod_wait(struct axon_ring *r, uint32_t seen_tail, uint64_t slice_ns)
 {
 	struct axon_enter e = {
 		.min_complete = 1,
 		.flags = AXON_ENTER_GETEVENTS,
-		.timeout_ns = deadline_ns,
 	};
+	struct timespec now;
 
+	(void)seen_tail;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	e.timeout_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec +
+		       slice_ns;
 	if (ioctl(r->dev_fd, AXON_IOC_ENTER, &e) < 0) {
 		if (errno == ETIME || errno == EINTR)
 			return 0;	/* the caller re-checks and decides */
@@ -174,7 +169,8 @@ int axon_kmod_wait(struct axon_ring *r, uint64_t deadline_ns)
 	return 0;
 }
 
-int axon_kmod_alive(struct axon_ring *r)
+/* The kernel hangs the file up when the daemon goes or disconnects us. */
+static int kmod_alive(struct axon_ring *r)
 {
 	struct pollfd pfd = { .fd = r->dev_fd, .events = POLLIN };
 
@@ -182,3 +178,21 @@ int axon_kmod_alive(struct axon_ring *r)
 		return -EPIPE;
 	return 0;
 }
+
+static void kmod_close(struct axon_ring *r)
+{
+	kmod_unmap(r);
+	if (r->dev_fd >= 0)
+		close(r->dev_fd);
+}
+
+/* No descriptor can cross: the module offers no way to pass one. */
+const struct axon_transport_ops axon_transport_kmod = {
+	.name		= "kmod",
+	.id		= AXON_TRANSPORT_KMOD,
+	.connect	= kmod_connect,
+	.doorbell	= kmod_doorbell,
+	.wait		= kmod_wait,
+	.alive		= kmod_alive,
+	.close		= kmod_close,
+};

@@ -2,18 +2,14 @@
 /*
  * Submitting and waiting: the only libaxon code on the I/O path that may
  * enter the kernel, and only to ring a sleeping daemon's doorbell or to
- * sleep when no completion came during the spin.
+ * sleep when no completion came during the spin. How it rings and sleeps
+ * is the transport's (r->ops); the protocol around it is the same on all.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <axon/libaxon.h>
 #include "transport.h"
@@ -28,24 +24,22 @@ static uint64_t now_ns(void)
 
 int axon_daemon_alive(struct axon_ring *r)
 {
-	struct pollfd pfd = { .fd = r->sock_fd, .events = POLLIN };
-
 	if (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_DAEMON_GONE)
 		return -EPIPE;
-	if (r->transport == AXON_TRANSPORT_KMOD)
-		return axon_kmod_alive(r);
-	/* axond never writes to the socket after the welcome: any readiness
-	 * means it closed its end. */
-	if (poll(&pfd, 1, 0) > 0)
-		return -EPIPE;
-	return 0;
+	return r->ops->alive(r);
+}
+
+/* Tells the daemon, asleep (NEED_WAKEUP), that n more SQEs are published. */
+static int ring_doorbell(struct axon_ring *r, uint32_t n)
+{
+	__atomic_fetch_add(&r->doorbells, 1, __ATOMIC_RELAXED);
+	return r->ops->doorbell(r, n);
 }
 
 int axon_submit(struct axon_ring *r)
 {
 	uint32_t published = axon_read_once(&r->cpage->sq_tail);
 	uint32_t n = r->sq_tail - published;
-	uint64_t one = 1;
 
 	if (!n)
 		return 0;
@@ -60,30 +54,15 @@ int axon_submit(struct axon_ring *r)
 	axon_smp_mb();
 	if (axon_read_once(&r->dpage->sq_flags) & (AXON_SQ_F_NEED_WAKEUP |
 						   AXON_SQ_F_DAEMON_GONE)) {
+		int ret;
+
 		if (axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_DAEMON_GONE)
 			return -EPIPE;
-		__atomic_fetch_add(&r->doorbells, 1, __ATOMIC_RELAXED);
-		if (r->transport == AXON_TRANSPORT_KMOD) {
-			int ret = axon_kmod_doorbell(r, n);
-
-			if (ret)
-				return ret;
-		} else if (write(r->doorbell_fd, &one, sizeof(one)) < 0 &&
-			   errno != EAGAIN) {
-			return -errno;
-		}
+		ret = ring_doorbell(r, n);
+		if (ret)
+			return ret;
 	}
 	return (int)n;
-}
-
-static long futex_wait(const uint32_t *addr, uint32_t val, uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ull),
-		.tv_nsec = (long)(ns % 1000000000ull),
-	};
-
-	return syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
 /*
@@ -94,17 +73,10 @@ static long futex_wait(const uint32_t *addr, uint32_t val, uint64_t ns)
  */
 static int ring_if_held(struct axon_ring *r)
 {
-	uint64_t one = 1;
-
 	if (axon_read_once(&r->cpage->sq_tail) == axon_load_acquire(&r->dpage->sq_head) ||
 	    !(axon_read_once(&r->dpage->sq_flags) & AXON_SQ_F_NEED_WAKEUP))
 		return 0;
-	__atomic_fetch_add(&r->doorbells, 1, __ATOMIC_RELAXED);
-	if (r->transport == AXON_TRANSPORT_KMOD)
-		return axon_kmod_doorbell(r, 1);
-	if (write(r->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		return -errno;
-	return 0;
+	return ring_doorbell(r, 1);
 }
 
 /* AXON_SPIN_FOREVER: busy-polls this long, then yields between polls. */
@@ -177,15 +149,10 @@ int axon_wait_cqe(struct axon_ring *r, const struct axon_cqe **cqe,
 			if (slice > liveness_ns)
 				slice = liveness_ns;
 			r->sleeps++;
-			if (r->transport == AXON_TRANSPORT_KMOD) {
-				int ret = axon_kmod_wait(r, t + slice);
-
-				if (ret) {
-					axon_write_once(&r->cpage->cq_flags, 0);
-					return ret;
-				}
-			} else {
-				futex_wait(&r->dpage->cq_tail, tail, slice);
+			rc = r->ops->wait(r, tail, slice);
+			if (rc) {
+				axon_write_once(&r->cpage->cq_flags, 0);
+				return rc;
 			}
 		}
 		axon_write_once(&r->cpage->cq_flags, 0);

@@ -39,6 +39,8 @@
 #include <unistd.h>
 
 #include <axon/libaxon.h>
+/* White box: the hand-built ring below names the socket transport. */
+#include "../../lib/transport.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SPSC_SLOW	4
@@ -273,6 +275,10 @@ static void spsc_ring_init(const struct spsc_cfg *cfg, struct spsc_region *g,
 	r->cq_head = axon_read_once(&g->cpage->cq_head);
 	r->sock_fd = g->sock[0];
 	r->doorbell_fd = g->doorbell;
+	/* The socket transport's doorbell, sleep and liveness check, as
+	 * axon_connect would choose (lib/transport.h, inside libaxon.a). */
+	r->ops = &axon_transport_unix;
+	r->transport = AXON_TRANSPORT_UNIX;
 	r->spin_ns = (unsigned int)cfg->producer_spin_ns;
 }
 

@@ -36,9 +36,11 @@ extern "C" {
 #define axon_write_once(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define axon_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+struct axon_transport_ops;	/* libaxon's own (lib/transport.h) */
+
 /**
  * struct axon_ring - one connection to the daemon
- * The k-prefixed pointers point into the shared region; the rest is the
+ * The first pointers point into the shared region; the rest is the
  * client's private state.
  */
 struct axon_ring {
@@ -57,7 +59,9 @@ struct axon_ring {
 	uint32_t		cq_head;	/* local, published by seen */
 
 	struct axon_params	params;
-	int			transport;	/* AXON_TRANSPORT_* */
+	/* How this ring reaches the daemon, chosen by axon_connect. */
+	const struct axon_transport_ops *ops;
+	int			transport;	/* AXON_TRANSPORT_* (ops' id) */
 	void			*region;	/* unix: the one mapping */
 	size_t			region_size;
 	size_t			info_size;
@@ -184,6 +188,16 @@ static inline uint64_t axon_frontier(const struct axon_ring *r, uint32_t slot)
  * Costs one poll() system call.
  */
 int axon_daemon_alive(struct axon_ring *ring);
+
+/**
+ * axon_send_fd() - send a message with a descriptor to the daemon
+ * @msg, @len:	the message (struct axon_hostmem_fd for shared host memory)
+ * @fd:		the descriptor; the caller keeps its own copy
+ * Only the socket transport carries descriptors (AXON_FEAT_HOSTMEM says
+ * the daemon takes them). Returns 0, -EOPNOTSUPP on a transport that
+ * cannot, -EPIPE when the daemon is gone, or another negative errno.
+ */
+int axon_send_fd(struct axon_ring *ring, const void *msg, size_t len, int fd);
 
 /**
  * axon_read_stats() - fetch the daemon's stats document (JSON)
