@@ -34,7 +34,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -175,31 +174,14 @@ bool shim_hostmem_shared(const void *p, size_t len)
 	return ok;
 }
 
-/* Hands the daemon the descriptor: one message with SCM_RIGHTS. */
+/* Hands the daemon the descriptor, over the ring's transport. */
 static int send_fd(int fd, uint64_t cookie)
 {
-	struct axon_hostmem_fd m = {
+	const struct axon_hostmem_fd m = {
 		.magic = AXON_MAGIC, .kind = AXON_HOSTMEM_FD_KIND, .cookie = cookie,
 	};
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
 
-	memset(cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	do {
-		n = sendmsg(shim.ring.sock_fd, &msg, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(m) ? 0 : -1;
+	return axon_send_fd(&shim.ring, &m, sizeof(m), fd);
 }
 
 /* The daemon drops the region (after work queued before). Lock held. */
@@ -271,9 +253,9 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 	void *p;
 	int fd;
 
-	/* An older daemon would end the connection at the descriptor. */
-	if (shim.ring.transport != AXON_TRANSPORT_UNIX || shim.ring.sock_fd < 0 ||
-	    !(shim.ring.params.features & AXON_FEAT_HOSTMEM))
+	/* An older daemon would end the connection at the descriptor; a
+	 * transport that carries none has the feature off. */
+	if (!(shim.ring.params.features & AXON_FEAT_HOSTMEM))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (len > SIZE_MAX - page)
 		return CUDA_ERROR_OUT_OF_MEMORY;
