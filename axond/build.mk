@@ -23,6 +23,9 @@ AXOND_SRCS += axond/memquota.c axond/vaslot.c
 AXOND_SRCS += axond/access.c
 # mappings and VMM objects per client, per user and in all
 AXOND_SRCS += axond/holdings.c
+# the stats document: written with json-c in one place (statsdoc.c); under
+# process isolation the workers' binary reports and the supervisor's side
+AXOND_SRCS += axond/statsdoc.c axond/report.c axond/supervisor-stats.c
 # private driver entry points the math libraries call (ops/private.c)
 AXOND_SRCS += axond/ops/private.c
 # the cuda backend's contexts (isolation modes)
@@ -39,7 +42,8 @@ AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB) $(SIM_IMAGE_LIBS) -ldl
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB) $(SIM_IMAGE_LIBS) \
+	  $(JSON_LIBS) -ldl
 
 ALL_TARGETS += $(BUILD)/bin/axond
 

@@ -21,10 +21,11 @@ enum ctl_type {
 	CTL_CLIENT,
 	/* supervisor -> worker, with the connection: a tracer of its client. */
 	CTL_TRACE,
-	/* supervisor -> worker: send your stats document. */
+	/* supervisor -> worker: send your stats report. */
 	CTL_STATS,
-	/* worker -> supervisor, with a memfd holding it: @value bytes. */
-	CTL_STATS_DOC,
+	/* worker -> supervisor, with a memfd holding its struct
+	 * worker_report (report.h): @value bytes. */
+	CTL_STATS_REPORT,
 	/* worker -> supervisor: its client has gone and what the client
 	 * held is given back; it ends when told (CTL_END). @value 1: the
 	 * client hit a device fault, so its memory goes only with the

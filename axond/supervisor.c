@@ -22,9 +22,9 @@
  * restarted with a growing delay, and waiting clients are told why they
  * got none once no worker has become ready for WAIT_LIMIT_NS.
  *
- * Tools still talk to one socket: a stats request is answered with the
- * workers' documents merged (the supervisor asks each over its socket); a
- * trace is handed to the worker of the client it names.
+ * Tools still talk to one socket: a stats request is answered from the
+ * workers' reports (supervisor-stats.c asks each over its socket); a trace
+ * is handed to the worker of the client it names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,18 +33,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include "axond.h"
 #include "ctl.h"
-#include "access.h"
+#include "supervisor.h"
 
-#define MAX_WAITING		256
 /* A waiting client is refused once no worker has become ready for this
  * long (workers are failing to start), or after WAIT_MAX_NS in any case;
  * not while workers keep becoming ready: 32 clients at once on the H200
@@ -52,7 +49,6 @@
  * libaxon waits 120 s for the answer (lib/setup.c). */
 #define WAIT_LIMIT_NS		(30ULL * 1000 * 1000 * 1000)
 #define WAIT_MAX_NS		(100ULL * 1000 * 1000 * 1000)
-#define STATS_WAIT_MS		500
 #define BACKOFF_MAX_NS		(30ULL * 1000 * 1000 * 1000)
 #define STOP_GRACE_MS		5000
 /* Workers starting at once: each makes contexts and pins memory in the
@@ -79,58 +75,8 @@
  * workers after it are told one at a time. */
 #define END_GRACE_NS		(10ULL * 1000 * 1000 * 1000)
 
-/* W_ENDING: its client has gone; it ends when told (end_idle).
- * W_RETIRING: told to end (SIGHUP, end_idle), so never given a client. */
-enum wstate { W_STARTING, W_READY, W_BUSY, W_ENDING, W_RETIRING, W_GONE };
+struct supervisor sv;
 
-/*
- * A worker. Its end is seen twice, in either order: its socket hangs up
- * (worker_lost: ctl -1, W_GONE) and its process is reaped (reaped). It is
- * freed only after both, and only between event batches (sweep), since an
- * event of the current batch may still name it.
- */
-struct wproc {
-	pid_t pid;
-	bool reaped;
-	int ctl;		/* our end of its socketpair; -1 once gone */
-	enum wstate state;
-	uint64_t client_id;	/* W_BUSY */
-	pid_t client_pid;
-	uid_t client_uid;
-	uint64_t idle_ns;	/* W_ENDING: since when */
-	bool told_end;		/* CTL_END sent (end_idle), counted in nquitting */
-	uint64_t end_ns;	/* when */
-	/* Its devices' busy time as its last stats document said. */
-	uint64_t busy_seen[AXON_MAX_DEVICES];
-	struct wproc *next;
-};
-
-struct waiting {
-	int fd;
-	uid_t uid;
-	uint64_t since;
-};
-
-static struct {
-	struct wproc *list;
-	unsigned int nstarting, nready, nbusy, nending;
-	unsigned int nquitting;		/* told to end by end_idle, not yet gone */
-	unsigned int target;		/* ready workers to keep */
-	bool target_set;		/* by --context-pool */
-	char **argv;
-	struct waiting wait[MAX_WAITING];
-	unsigned int nwait;
-	unsigned int early_deaths;	/* died before ready, in a row */
-	uint64_t next_spawn_ns;
-	uint64_t last_give_ns;
-	uint64_t last_ready_ns;		/* a worker last became ready */
-	uint64_t next_client_id;
-	uint64_t total_clients;
-	uint64_t start_ns;
-	/* Busy time of workers gone, as last seen: the merged busy_ns stays
-	 * a counter that only grows, as axon-top's deltas want. */
-	uint64_t busy_retired[AXON_MAX_DEVICES];
-} sv;
 
 
 
@@ -229,7 +175,7 @@ static void top_up(struct axond *d)
 	}
 }
 
-static void worker_lost(struct axond *d, struct wproc *w)
+void supervisor_worker_lost(struct axond *d, struct wproc *w)
 {
 	unsigned int i;
 
@@ -356,7 +302,7 @@ static void reap(struct axond *d)
 			continue;
 		w->reaped = true;
 		if (w->ctl >= 0)
-			worker_lost(d, w);	/* before its hang-up is read */
+			supervisor_worker_lost(d, w);	/* before its hang-up is read */
 	}
 }
 
@@ -379,7 +325,7 @@ static void sweep(void)
 
 /* The hello the supervisor only peeked at: read it before answering, as
  * closing a socket with unread data resets it, losing the answer. */
-static void consume_hello(int fd)
+void supervisor_consume_hello(int fd)
 {
 	struct axon_hello h;
 
@@ -396,7 +342,7 @@ static void refuse(int fd, int status, const char *msg)
 	};
 
 	snprintf(w.message, sizeof(w.message), "%s", msg);
-	consume_hello(fd);
+	supervisor_consume_hello(fd);
 	server_send_welcome(fd, &w, NULL, 0);
 	close(fd);
 }
@@ -418,7 +364,7 @@ static bool give(struct axond *d, int fd)
 		if (ctl_send(w->ctl, CTL_CLIENT, sv.next_client_id + 1, fd) == 0)
 			break;
 		/* It died between ready and now: next one. */
-		worker_lost(d, w);
+		supervisor_worker_lost(d, w);
 		signal_worker(w, SIGKILL);
 	}
 	close(fd);
@@ -546,11 +492,12 @@ static void hand_trace(int fd, const struct axon_hello *h)
 	close(fd);
 }
 
-/* ---- stats ---------------------------------------------------------------- */
+/* ---- what workers say ---------------------------------------------------- */
 
 /* A message a worker sends unasked (its start, its client's end), read
- * wherever it is read: in ctl_event or among the stats answers. */
-static void ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m)
+ * wherever it is read: in ctl_event or among the stats reports
+ * (supervisor-stats.c). */
+void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m)
 {
 	if (m->type == CTL_IDLE && w->state == W_BUSY) {
 		w->state = W_ENDING;
@@ -585,280 +532,6 @@ static void ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m)
 	}
 }
 
-/*
- * The stats documents of workers ws[0..n) into docs[] (NULL where none
- * came): every worker is asked at once, and all are waited for together,
- * STATS_WAIT_MS at most, so a slow worker delays the answer once, not
- * once per worker. The supervisor hands no client over meanwhile.
- */
-static void worker_docs(struct axond *d, struct wproc **ws, char **docs, unsigned int n)
-{
-	uint64_t deadline = axond_now_ns() + STATS_WAIT_MS * 1000000ULL;
-	struct pollfd *p = calloc(n ? n : 1, sizeof(*p));
-	unsigned int i, left = 0;
-
-	for (i = 0; i < n; i++) {
-		docs[i] = NULL;
-		if (p && ctl_send(ws[i]->ctl, CTL_STATS, 0, -1) == 0) {
-			p[i].fd = ws[i]->ctl;
-			p[i].events = POLLIN;
-			left++;
-		} else if (p) {
-			p[i].fd = -1;
-		}
-	}
-	while (left) {
-		uint64_t now = axond_now_ns();
-
-		if (now >= deadline || poll(p, n, (int)((deadline - now) / 1000000 + 1)) < 0)
-			break;
-		for (i = 0; i < n; i++) {
-			struct ctl_msg m;
-			ssize_t got;
-			int fd;
-
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			got = ctl_recv(ws[i]->ctl, &m, &fd);
-			if (got == -EAGAIN)
-				continue;
-			if (got == 0) {
-				worker_lost(d, ws[i]);	/* freed after the batch */
-			} else if (m.type == CTL_STATS_DOC && fd >= 0 && m.value < (64u << 20)) {
-				docs[i] = malloc(m.value + 1);
-				if (docs[i] && pread(fd, docs[i], m.value, 0) == (ssize_t)m.value) {
-					docs[i][m.value] = 0;
-				} else {
-					free(docs[i]);
-					docs[i] = NULL;
-				}
-			} else if (m.type != CTL_STATS_DOC) {
-				if (fd >= 0)
-					close(fd);
-				ctl_note(d, ws[i], &m);
-				continue;	/* not the answer: keep waiting */
-			}
-			if (fd >= 0)
-				close(fd);
-			p[i].fd = -1;
-			left--;
-		}
-	}
-	free(p);
-}
-
-/* The text of the JSON array after key in doc, without its brackets. */
-static bool array_body(const char *doc, const char *key, const char **start, size_t *len)
-{
-	const char *p = strstr(doc, key), *q;
-	int depth = 0;
-	bool in_str = false;
-
-	if (!p)
-		return false;
-	p += strlen(key);
-	for (q = p; *q; q++) {
-		if (in_str) {
-			if (*q == '\\' && q[1])
-				q++;
-			else if (*q == '"')
-				in_str = false;
-			continue;
-		}
-		if (*q == '"')
-			in_str = true;
-		else if (*q == '[' || *q == '{')
-			depth++;
-		else if (*q == ']' || *q == '}') {
-			if (depth-- == 0)
-				break;
-		}
-	}
-	if (*q != ']')
-		return false;
-	*start = p;
-	*len = (size_t)(q - p);
-	return true;
-}
-
-static uint64_t number_after(const char *doc, const char *key)
-{
-	const char *p = strstr(doc, key);
-
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
-}
-
-#define BUSY_KEY	"\"busy_ns\":"
-
-/* The busy_ns of each device in a devices array's text, in order. */
-static void busy_of(const char *body, size_t len, uint64_t *busy)
-{
-	char *copy = strndup(body, len), *p;
-	unsigned int i = 0;
-
-	for (p = copy; p && i < AXON_MAX_DEVICES && (p = strstr(p, BUSY_KEY)); i++) {
-		p += strlen(BUSY_KEY);
-		busy[i] = strtoull(p, &p, 10);
-	}
-	free(copy);
-}
-
-/* The devices array's text with each busy_ns replaced by busy[i]. */
-static char *with_busy(const char *devices, const uint64_t *busy)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	const char *p = devices, *k;
-	unsigned int i = 0;
-
-	if (!f)
-		return NULL;
-	while ((k = strstr(p, BUSY_KEY)) && i < AXON_MAX_DEVICES) {
-		k += strlen(BUSY_KEY);
-		fprintf(f, "%.*s%llu", (int)(k - p), p, (unsigned long long)busy[i++]);
-		p = k;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	fputs(p, f);
-	if (fclose(f)) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
-/*
- * The stats document of every worker, merged: the daemon section is the
- * supervisor's with the workers' totals, the devices are the first
- * worker's with busy_ns summed over every worker (those gone as last
- * seen), the clients are those the asker may see (access.c: its own,
- * every one for an administrator; a worker serves one client, of
- * client_uid).
- */
-static void send_stats(struct axond *d, int fd, struct axon_welcome *wel)
-{
-	char *out = NULL, *devices = NULL;
-	size_t outlen = 0;
-	uint64_t ops = 0, used = 0, reserved = 0;
-	uint64_t tracers = 0, tr_limit = 0, tr_access = 0;
-	struct access_peer viewer;
-	struct wproc *w, **ws;
-	char **docs;
-	unsigned int nws = 0, ready_asked = 0, i;
-	FILE *f = open_memstream(&out, &outlen);
-	bool first = true;
-
-	access_peer_of(fd, &viewer);
-	consume_hello(fd);
-	if (!f) {
-		server_send_stats(fd, wel, NULL, 0);
-		close(fd);
-		return;
-	}
-	fputs("{\"clients\":[", f);
-	/* Every busy worker, and one ready worker for the devices. */
-	for (w = sv.list; w; w = w->next)
-		if (w->state == W_BUSY || w->state == W_READY)
-			nws++;
-	ws = calloc(nws ? nws : 1, sizeof(*ws));
-	docs = calloc(nws ? nws : 1, sizeof(*docs));
-	nws = 0;
-	for (w = sv.list; ws && docs && w; w = w->next)
-		if (w->state == W_BUSY || (w->state == W_READY && !ready_asked++))
-			ws[nws++] = w;
-	if (ws && docs)
-		worker_docs(d, ws, docs, nws);
-	for (i = 0; ws && docs && i < nws; i++) {
-		const char *body;
-		size_t len;
-		char *doc = docs[i];
-
-		if (!doc)
-			continue;
-		if (array_body(doc, "\"devices\":[", &body, &len)) {
-			if (!devices)
-				devices = strndup(body, len);
-			busy_of(body, len, ws[i]->busy_seen);
-		}
-		ops += number_after(doc, "\"ops_total\":");
-		used += number_after(doc, "\"mem_used\":");
-		reserved += number_after(doc, "\"mem_reserved\":");
-		tracers += number_after(doc, "\"tracers\":");
-		tr_limit += number_after(doc, "\"tracers_refused_limit\":");
-		tr_access += number_after(doc, "\"tracers_refused_access\":");
-		if ((ws[i]->state != W_BUSY || access_may_see(&viewer, ws[i]->client_uid)) &&
-		    array_body(doc, "\"clients\":[", &body, &len) && len) {
-			fprintf(f, "%s%.*s", first ? "" : ",", (int)len, body);
-			first = false;
-		}
-		free(doc);
-	}
-	free(ws);
-	free(docs);
-	/* The devices' busy time: every worker's, gone ones' included. */
-	if (devices) {
-		uint64_t busy[AXON_MAX_DEVICES];
-		char *merged;
-
-		memcpy(busy, sv.busy_retired, sizeof(busy));
-		for (w = sv.list; w; w = w->next)
-			for (i = 0; i < AXON_MAX_DEVICES; i++)
-				busy[i] += w->busy_seen[i];
-		merged = with_busy(devices, busy);
-		if (merged) {
-			free(devices);
-			devices = merged;
-		}
-	}
-	fputs("]}\n", f);
-	if (fclose(f)) {
-		free(out);
-		free(devices);
-		server_send_stats(fd, wel, NULL, 0);
-		close(fd);
-		return;
-	}
-	{
-		char *doc = NULL;
-		size_t len = 0;
-		FILE *g = open_memstream(&doc, &len);
-
-		if (g) {
-			/* out is {"clients":[...]}: put the daemon and devices
-			 * before its array, as a daemon's own document has. */
-			fprintf(g, "{\"daemon\":{\"pid\":%d,\"backend\":\"%s\",\"abi\":\"%u.%u\","
-				"\"uptime_s\":%.3f,\"clients\":%u,\"clients_total\":%llu,"
-				"\"ops_total\":%llu,\"mem_used\":%llu,\"mem_reserved\":%llu,"
-				"\"isolation\":\"process\",\"workers_ready\":%u,"
-				"\"workers_starting\":%u,\"workers_target\":%u,\"workers_ending\":%u,"
-				"\"clients_waiting\":%u,\"tracers\":%llu,\"max_tracers_per_client\":%u,"
-				"\"max_tracers_per_user\":%u,\"tracers_refused_limit\":%llu,"
-				"\"tracers_refused_access\":%llu},\"devices\":[%s],%s",
-				(int)getpid(), d->cfg.backend, AXON_ABI_MAJOR, AXON_ABI_MINOR,
-				(double)(axond_now_ns() - sv.start_ns) / 1e9, sv.nbusy,
-				(unsigned long long)sv.total_clients, (unsigned long long)ops,
-				(unsigned long long)used, (unsigned long long)reserved,
-				sv.nready, sv.nstarting, sv.target, sv.nending, sv.nwait,
-				(unsigned long long)tracers, d->cfg.max_tracers_client,
-				d->cfg.max_tracers_user, (unsigned long long)tr_limit,
-				(unsigned long long)tr_access,
-				devices ? devices : "",
-				out + 1);
-			if (fclose(g)) {
-				free(doc);
-				doc = NULL;
-			}
-		}
-		server_send_stats(fd, wel, doc, doc ? len : 0);
-		free(doc);
-	}
-	free(out);
-	free(devices);
-	close(fd);
-}
-
 /* ---- the loop -------------------------------------------------------------- */
 
 void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
@@ -869,7 +542,7 @@ void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
 		hand_client(d, fd);
 		break;
 	case AXON_HELLO_STATS:
-		send_stats(d, fd, w);
+		supervisor_send_stats(d, fd, w);
 		break;
 	case AXON_HELLO_TRACE:
 		hand_trace(fd, h);
@@ -893,13 +566,13 @@ static void ctl_event(struct axond *d, struct wproc *w)
 		if (n == -EAGAIN)
 			return;
 		if (n == 0) {
-			worker_lost(d, w);
+			supervisor_worker_lost(d, w);
 			serve_waiting(d);
 			return;
 		}
 		if (fd >= 0)
-			close(fd);	/* a late stats document */
-		ctl_note(d, w, &m);
+			close(fd);	/* a late stats report */
+		supervisor_ctl_note(d, w, &m);
 	}
 }
 

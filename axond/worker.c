@@ -27,6 +27,7 @@
 
 #include "axond.h"
 #include "ctl.h"
+#include "report.h"
 
 static bool adopted_client;
 static bool said_idle;		/* CTL_IDLE sent */
@@ -52,21 +53,23 @@ int worker_start(struct axond *d)
 	return ctl_send(fd, CTL_READY, d->info->device[0].total_mem, -1);
 }
 
-static void send_stats_doc(struct axond *d)
+/* The stats report (report.h), all of it: the supervisor filters for
+ * whoever asked it. It goes in a memfd, as it is larger than a control
+ * message; if it cannot be sent the supervisor gives up waiting. */
+static void send_report(struct axond *d)
 {
-	char *doc = NULL;
-	size_t len = 0;
+	struct worker_report *r = malloc(sizeof(*r));
 	int mfd;
 
-	/* All of it: the supervisor filters for whoever asked it. */
-	if (stats_render(d, NULL, &doc, &len))
-		return;	/* the supervisor gives up waiting and goes on */
+	if (!r)
+		return;
+	report_fill(d, r);
 	mfd = memfd_create("axon-stats", MFD_CLOEXEC);
-	if (mfd >= 0 && write(mfd, doc, len) == (ssize_t)len)
-		ctl_send(d->cfg.worker_ctl, CTL_STATS_DOC, len, mfd);
+	if (mfd >= 0 && write(mfd, r, sizeof(*r)) == (ssize_t)sizeof(*r))
+		ctl_send(d->cfg.worker_ctl, CTL_STATS_REPORT, sizeof(*r), mfd);
 	if (mfd >= 0)
 		close(mfd);
-	free(doc);
+	free(r);
 }
 
 void worker_ctl_event(struct axond *d)
@@ -102,7 +105,7 @@ void worker_ctl_event(struct axond *d)
 			server_adopt(d, fd);
 			break;
 		case CTL_STATS:
-			send_stats_doc(d);
+			send_report(d);
 			goto drop;
 		case CTL_END:
 			told_to_end = true;

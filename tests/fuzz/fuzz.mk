@@ -56,7 +56,7 @@ FUZZ_CFLAGS	:= $(filter-out -O% -fsanitize=% -fno-sanitize-recover=% -fno-omit-f
 FUZZ_AXOND_OBJS	:= $(AXOND_SRCS:%.c=$(FUZZ_OBJ)/%.o) \
 		   $(LIBAXON_SRCS:%.c=$(FUZZ_OBJ)/%.o) $(COMMON_SRCS:%.c=$(FUZZ_OBJ)/%.o)
 FUZZ_DAEMON_OBJ	:= $(FUZZ_OBJ)/$(FUZZ_DIR)/daemon.o
-FUZZ_LIBS	:= $(SIM_IMAGE_LIBS) -ldl -pthread
+FUZZ_LIBS	:= $(SIM_IMAGE_LIBS) $(JSON_LIBS) -ldl -pthread
 
 $(FUZZ_OBJ)/axond/main.o: FUZZ_EXTRA := -Dmain=axond_main_unused
 $(FUZZ_OBJ)/$(FUZZ_DIR)/%.o: FUZZ_EXTRA := -I$(CURDIR)/axond -I$(CURDIR)/axond/sim
