@@ -239,6 +239,7 @@ struct axond_config {
 	const char *kmod;	/* /dev/axon path, "off", or NULL: if present */
 	uint64_t sim_mem;
 	bool sim_fault_process;	/* sim: a fault poisons the process (--sim-fault) */
+	const char *sim_kernels;	/* sim: the kernels object, or NULL (--sim-kernels) */
 	unsigned int spin_us;
 	unsigned int collapse_min;	/* cuda: --collapse (0: off) */
 	unsigned int poll_us;		/* cuda: --poll-us back-off (0: none) */

@@ -43,6 +43,9 @@ static void usage(FILE *f)
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
+		"  --sim-kernels=PATH     sim: the shared object with the kernels it can run\n"
+		"                         (the tests': build/lib/axon-sim-kernels.so);\n"
+		"                         without it every launch fails, NOT_SUPPORTED\n"
 		"  --sim-fault=client|process\n"
 		"                         sim: what a device fault (assert, illegal\n"
 		"                         address) poisons: its client (default), or the\n"
@@ -168,6 +171,11 @@ enum {
 	OPT_MAX_MODULE_LOADS,
 };
 
+/* The sim's kernels object (sim/kernelset.c). */
+enum {
+	OPT_SIM_KERNELS = 1400,
+};
+
 int axond_parse_args(struct axond *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -180,6 +188,7 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "sim-mem", required_argument, NULL, 'm' },
 		{ "sim-fault", required_argument, NULL, 'F' },
+		{ "sim-kernels", required_argument, NULL, OPT_SIM_KERNELS },
 		{ "spin-us", required_argument, NULL, 's' },
 		{ "collapse", required_argument, NULL, 'L' },
 		{ "poll-us", required_argument, NULL, 'Q' },
@@ -271,6 +280,11 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 			if (strcmp(optarg, "client") && strcmp(optarg, "process"))
 				goto bad;
 			cfg->sim_fault_process = !strcmp(optarg, "process");
+			break;
+		case OPT_SIM_KERNELS:
+			if (!*optarg)
+				goto bad;
+			cfg->sim_kernels = optarg;
 			break;
 		case 'W': {
 			unsigned int fd;

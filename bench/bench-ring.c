@@ -396,11 +396,15 @@ static void print_log(const struct daemon *d)
 static int daemon_start(struct daemon *d, const char *tag, const char *spin_arg)
 {
 	char bin[PATH_MAX + 16], listen[200], *json, err[256] = "";
+	char kernels[PATH_MAX + 48];
 	uint64_t t0;
 	pid_t pid;
 
 	memset(d, 0, sizeof(*d));
 	snprintf(bin, sizeof(bin), "%s/bin/axond", build_dir);
+	/* as every sim daemon of the tree is started (axond/sim/kernels-abi.h) */
+	snprintf(kernels, sizeof(kernels), "--sim-kernels=%s/lib/axon-sim-kernels.so",
+		 build_dir);
 	snprintf(d->dir, sizeof(d->dir), "/tmp/axon-bench-%s-XXXXXX", tag);
 	if (!mkdtemp(d->dir)) {
 		perror("mkdtemp");
@@ -415,7 +419,7 @@ static int daemon_start(struct daemon *d, const char *tag, const char *spin_arg)
 		sched_setaffinity(0, sizeof(all_cpus), &all_cpus);
 	if (pid == 0) {
 		const char *argv[] = { bin, "--backend=sim", listen, "--sim-mem=4G", "-q",
-				       spin_arg, NULL };
+				       kernels, spin_arg, NULL };
 		int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		if (fd >= 0) {

@@ -13,10 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fatbin.h"
 #include "shim.h"
-
-#define FATBIN_MAGIC		0xBA55ED50U
-#define FATBIN_WRAPPER_MAGIC	0x466243B1U
 
 /* Client-side copies of function layouts, by handle index. */
 static struct shim_func **funcs;
@@ -71,14 +69,8 @@ static size_t image_size(const void *image)
 		}
 		return end;
 	}
-	if (magic == FATBIN_MAGIC) {
-		uint16_t hsize;
-		uint64_t fsize;
-
-		memcpy(&hsize, p + 6, 2);
-		memcpy(&fsize, p + 8, 8);
-		return (size_t)hsize + (size_t)fsize;
-	}
+	if (magic == FATBIN_MAGIC)
+		return (size_t)fatbin_container_extent(p);
 	/* PTX: text. */
 	return strlen(image) + 1;
 }

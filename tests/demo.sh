@@ -20,7 +20,8 @@ B=$(cd "$build" && pwd)
 axond=$B/bin/axond
 axonctl=$B/bin/axonctl
 vecadd=$B/tests/bin/vecadd
-for f in "$axond" "$axonctl" "$vecadd" "$B/lib/libcuda.so.1"; do
+kernels=$B/lib/axon-sim-kernels.so
+for f in "$axond" "$axonctl" "$vecadd" "$B/lib/libcuda.so.1" "$kernels"; do
 	if [ ! -e "$f" ]; then
 		echo "demo: $f is missing (run make first)" >&2
 		exit 1
@@ -84,8 +85,8 @@ export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export AXON_BUILD="$B"
 
 say "1. Start axond: the one process that owns the (software) GPU"
-echo "\$ axond --backend=sim --listen unix:$sock --sim-mem=4G 2>$log &"
-"$axond" --backend=sim --listen "unix:$sock" --sim-mem=4G 2>"$log" &
+echo "\$ axond --backend=sim --listen unix:$sock --sim-mem=4G --sim-kernels=$kernels 2>$log &"
+"$axond" --backend=sim --listen "unix:$sock" --sim-mem=4G --sim-kernels="$kernels" 2>"$log" &
 dpid=$!
 wait_for "axond to answer on $sock" "$axonctl" daemon status
 show "$axonctl" daemon status || fail "axond is not up"

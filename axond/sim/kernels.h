@@ -6,7 +6,9 @@
  * every block and thread of the launch's grid in turn (x fastest, blocks
  * outermost), the same indices with the same 32-bit wrap-around and the
  * same bounds checks, so a too-small grid leaves elements untouched and a
- * too-large one stays inside n, as on a GPU.
+ * too-large one stays inside n, as on a GPU. They are built into the
+ * kernels object the tests give axond (--sim-kernels; kernels-entry.c,
+ * kernels-abi.h), never into axond itself.
  *
  *   kernel          parameters                                   does
  *   vectorAdd       (const float *a, const float *b, float *c,   c[i] = a[i] + b[i]
@@ -44,53 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * Launches of more threads (grid x block) than this are refused with
- * CUDA_ERROR_NOT_SUPPORTED: the sim runs threads one by one, twice.
- */
-#define SIM_KERNELS_MAX_THREADS	(1ULL << 28)
-
-struct sim_launch {
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint32_t shared_bytes;	/* dynamic shared memory; unused so far */
-	const void *args;	/* packed parameters, as the image lays out */
-	size_t args_size;
-	/*
-	 * Host address of device range [devaddr, devaddr + len), or NULL if
-	 * any byte of it is not valid device memory for this launch. The
-	 * range returned must be writable and stay valid during run().
-	 */
-	void *(*translate)(void *ctx, uint64_t devaddr, uint64_t len);
-	void *ctx;
-	/*
-	 * Device output (a kernel's printf), one formatted line at a time in
-	 * execution order; NULL: discarded. Called only in the executing
-	 * pass, so a launch that fails its checks prints nothing.
-	 */
-	void (*output)(void *ctx, const char *text, size_t len);
-};
-
-struct sim_kernel_param {
-	uint32_t offset;
-	uint32_t size;
-};
-
-struct sim_kernel {
-	const char *name;	/* base name: "vectorAdd" */
-	const char *proto;	/* CUDA prototype, for logs */
-	uint32_t nparams;
-	uint32_t args_size;	/* run() insists on exactly this */
-	const struct sim_kernel_param *params;	/* expected layout */
-	/*
-	 * Runs the whole grid to completion, synchronously. Returns a
-	 * CUresult: CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE (args_size,
-	 * launch dimensions, NULL translate), CUDA_ERROR_ILLEGAL_ADDRESS,
-	 * CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_ASSERT, CUDA_ERROR_NOT_SUPPORTED (grid
-	 * larger than SIM_KERNELS_MAX_THREADS). Thread-safe: no state.
-	 */
-	int (*run)(const struct sim_launch *l);
-};
+#include "kernels-abi.h"
 
 /*
  * The built-in kernel whose base name is that of the symbol (exact

@@ -1,8 +1,9 @@
 # axond/sim/sim-image.mk: the sim backend's module-image reader
 # (axond/sim/image.c, which assembles what image-builder.c, cubin.c,
 # ptx-lex.c, ptx-parse.c and fatbin-select.c read; the fatbin layout is
-# common/fatbin.c) and built-in test kernels (axond/sim/kernels.c), and
-# their tests. Included from axond/build.mk:
+# common/fatbin.c), the loader of its kernels object (kernelset.c), the
+# test kernels object itself, and their tests. Included from
+# axond/build.mk:
 #
 #	include axond/sim/sim-image.mk
 #
@@ -10,10 +11,30 @@
 # Needs liblz4-dev and libzstd-dev (Debian), and check for the tests.
 
 SIM_IMAGE_SRCS	:= axond/sim/image.c axond/sim/image-builder.c axond/sim/cubin.c \
-		   axond/sim/ptx-lex.c axond/sim/ptx-parse.c axond/sim/fatbin-select.c \
-		   axond/sim/kernels.c
+		   axond/sim/ptx-lex.c axond/sim/ptx-parse.c axond/sim/fatbin-select.c
 SIM_IMAGE_OBJS	:= $(SIM_IMAGE_SRCS:%.c=$(BUILD)/obj/%.o)
 SIM_IMAGE_LIBS	:= -llz4 -lzstd -lm
+
+AXOND_SRCS	+= axond/sim/kernelset.c
+
+# The test kernels (host twins of tests/sim-kernels/kernels.cu) as the
+# kernels object every test gives axond with --sim-kernels
+# (sim/kernels-abi.h). Built, never installed: the installed axond holds no
+# test code. Only the entry point is exported.
+SIM_KERNELS_SRCS := axond/sim/kernels.c axond/sim/kernels-entry.c
+SIM_KERNELS_OBJS := $(SIM_KERNELS_SRCS:%.c=$(BUILD)/obj/%.o)
+SIM_KERNELS_SO	:= $(BUILD)/lib/axon-sim-kernels.so
+
+$(SIM_KERNELS_OBJS): CFLAGS += -fvisibility=hidden
+
+$(SIM_KERNELS_SO): $(SIM_KERNELS_OBJS)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lm
+
+ALL_TARGETS	+= $(SIM_KERNELS_SO)
+# Whatever starts a sim daemon from this build finds it next to axond.
+$(BUILD)/bin/axond: | $(SIM_KERNELS_SO)
 
 # Test images compiled from tests/sim-kernels/kernels.cu, when nvcc exists;
 # without it the tests that need them exit 77.
@@ -63,13 +84,29 @@ SIM_TESTS	:= $(BUILD)/tests/sim-image $(BUILD)/tests/sim-kernels
 $(BUILD)/obj/tests/sim-image.o $(BUILD)/obj/tests/sim-kernels.o: \
 	CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond/sim
 
+# sim-kernels tests the kernels themselves, linked in.
+$(BUILD)/tests/sim-kernels: $(SIM_KERNELS_OBJS)
 $(SIM_TESTS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SIM_IMAGE_OBJS) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(SIM_IMAGE_LIBS) $(CHECK_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(COMMON_LIB) $(SIM_IMAGE_LIBS) $(CHECK_LIBS)
 
 ifeq ($(SIM_HAVE_NVCC),1)
 $(SIM_TESTS): | $(SIM_KDATA_FILES)
 endif
 
 TEST_PROGS	+= $(SIM_TESTS)
+
+# unit-kernelset: how the sim takes a kernels object (kernelset.c), with
+# the test kernels linked in.
+SIM_UNIT_KERNELSET := $(BUILD)/tests/unit-kernelset
+
+$(BUILD)/obj/tests/unit-kernelset.o: CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond/sim
+
+$(SIM_UNIT_KERNELSET): $(BUILD)/obj/tests/unit-kernelset.o $(BUILD)/obj/axond/sim/kernelset.o \
+		$(SIM_KERNELS_OBJS)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lm $(CHECK_LIBS)
+
+TEST_PROGS	+= $(SIM_UNIT_KERNELSET)

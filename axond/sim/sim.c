@@ -10,8 +10,10 @@
  * and makes that client's cross-stream event waits trivially satisfied),
  * the clients in turn, one item each, so one client's flood of work cannot
  * hold another's back for long. Kernels run as host
- * implementations of a built-in set, found by name (kernels.c); any other
- * kernel fails at launch with CUDA_ERROR_NOT_SUPPORTED and a log line.
+ * implementations found by name in the kernels object given with
+ * --sim-kernels (kernelset.c; the tests give the test kernels, kernels.c);
+ * any other kernel, or every kernel without one, fails at launch with
+ * CUDA_ERROR_NOT_SUPPORTED and a log line.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,7 +27,7 @@
 #include "../backend.h"
 #include "../devout.h"
 #include "image.h"
-#include "kernels.h"
+#include "kernelset.h"
 #include "sim.h"
 
 struct sim_client;
@@ -59,7 +61,7 @@ struct sim_module {
 
 struct sim_func {
 	const struct sim_kernel_desc *desc;
-	const struct sim_kernel *impl;	/* NULL: not in the built-in set */
+	const struct sim_kernel *impl;	/* NULL: not in the kernels object */
 	struct sim_fattr fa;		/* settable attributes (launchex.c) */
 };
 
@@ -108,10 +110,11 @@ static int32_t run_launch(struct work *w)
 	if (res)
 		return res;
 	if (!sf->impl) {
-		log_warn("client %llu (%s): kernel %s is not in the sim's built-in set; "
+		log_warn("client %llu (%s): kernel %s is not in the sim's built-in set%s; "
 			 "launch fails with CUDA_ERROR_NOT_SUPPORTED",
 			 (unsigned long long)w->client->id, w->client->comm,
-			 w->launch.func->name);
+			 w->launch.func->name,
+			 sim_kernelset_loaded() ? "" : " (no kernels object: --sim-kernels)");
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	memcpy(l.grid, w->launch.grid, sizeof(l.grid));
@@ -296,6 +299,12 @@ static void sim_submit(struct axond *d, struct work *w)
 static int sim_init(struct axond *d, char *err, size_t errlen)
 {
 	sim_fill_info(d->info, d->cfg.sim_mem);
+	if (d->cfg.sim_kernels) {
+		if (sim_kernelset_load(d->cfg.sim_kernels, err, errlen))
+			return -EINVAL;
+		log_info("sim: kernels from %s: %s", d->cfg.sim_kernels,
+			 sim_kernelset_name());
+	}
 	sim.d = d;
 	pthread_mutex_init(&sim.lock, NULL);
 	pthread_cond_init(&sim.cond, NULL);
@@ -505,7 +514,7 @@ static int sim_module_get_func(struct axond *d, struct client *c, struct module 
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	sf->desc = k;
 	sim_fattr_init(&sf->fa);
-	sf->impl = sim_kernels_find(name);
+	sf->impl = sim_kernelset_find(name);
 	if (sf->impl && !same_layout(sf->impl, k)) {
 		/* Same name, other parameters: not our kernel. */
 		log_warn("kernel %s: parameters differ from the built-in %s; "

@@ -182,6 +182,7 @@ axond_up() {
 	hdr=$2
 	set -- --backend="$backend" --listen="unix:$sock"
 	[ "$backend" = cuda ] && set -- "$@" --vendor-lib="$vendor"
+	[ "$backend" = sim ] && set -- "$@" --sim-kernels="$build/lib/axon-sim-kernels.so"
 	echo "$hdr $build/bin/axond $* ${AXOND_ARGS:-}"
 	# shellcheck disable=SC2086
 	"$build/bin/axond" "$@" ${AXOND_ARGS:-} >"$alog" 2>&1 &

@@ -17,8 +17,9 @@
  * SIGTERM.
  *
  * AXON_TEST_AXOND_ARGS replaces the daemon's backend arguments
- * ("--backend=sim --sim-mem=2G"), e.g. with "--backend=cuda
- * --vendor-lib=PATH" on a GPU machine (tests/cudart/gpu.sh).
+ * ("--backend=sim --sim-mem=2G --sim-kernels=BUILD/lib/axon-sim-kernels.so"),
+ * e.g. with "--backend=cuda --vendor-lib=PATH" on a GPU machine
+ * (tests/cudart/gpu.sh).
  *
  * Exit 0 pass, 1 fail, 77 when the programs were not built (no nvcc).
  * Under sanitizers the nvcc-built programs, which are not instrumented,
@@ -126,11 +127,16 @@ static bool socket_answers(void)
 /* axond --listen ADDR, then the backend's arguments (split at blanks). */
 static char *const *daemon_argv(char *axond, char *listen)
 {
-	static char *argv[32], args[1024];
+	static char *argv[32], args[PATH_MAX + 1024];
 	const char *env = getenv("AXON_TEST_AXOND_ARGS");
 	int n = 0;
 
-	snprintf(args, sizeof(args), "%s", env && *env ? env : "--backend=sim --sim-mem=2G");
+	if (env && *env)
+		snprintf(args, sizeof(args), "%s", env);
+	else	/* the sim, with the test kernels (axond/sim/kernels-abi.h) */
+		snprintf(args, sizeof(args),
+			 "--backend=sim --sim-mem=2G --sim-kernels=%s/lib/axon-sim-kernels.so",
+			 build);
 	argv[n++] = axond;
 	argv[n++] = "--listen";
 	argv[n++] = listen;

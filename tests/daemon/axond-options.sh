@@ -4,7 +4,9 @@
 # that is not a plain number in its range (a sign, trailing text, overflow)
 # with exit status 2 and a message naming the option, and starts nothing;
 # good values at the edges of the ranges start a daemon that stops cleanly
-# on SIGTERM. Run by tests/run-tests.sh (AXON_BUILD names the build).
+# on SIGTERM. A --sim-kernels object that cannot be loaded, or is not a
+# kernels object, stops the daemon at start-up with the reason. Run by
+# tests/run-tests.sh (AXON_BUILD names the build).
 set -u
 NAME="axond-options"
 # shellcheck source=tests/daemon/daemon-lib.sh
@@ -46,6 +48,23 @@ for o in maps-per-client maps-per-user vmm-per-client vmm-per-user; do
 	for v in 0 1048577 -2; do bad "--max-$o=$v"; done
 done
 for v in -1 65537 3x; do bad "--max-tracers-per-client=$v"; bad "--max-tracers-per-user=$v"; done
+bad "--sim-kernels="
+
+# unloadable OBJECT MESSAGE: --sim-kernels=OBJECT refused at start-up (exit
+# status 1, the backend's), MESSAGE in the log, nothing listening.
+unloadable() {
+	timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" \
+		--sim-kernels="$1" >"$tmp/out" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] || fail "--sim-kernels=$1: exit status $rc, want 1"
+	grep -q "$2" "$tmp/out" ||
+		fail "--sim-kernels=$1: no '$2': $(head -n 1 "$tmp/out")"
+	[ ! -e "$sock" ] || { fail "--sim-kernels=$1: a socket was made"; rm -f "$sock"; }
+}
+unloadable "$tmp/absent.so" "cannot open shared object"
+unloadable axon-sim-kernels.so "give a path"
+# a shared object, but not a kernels object
+unloadable "$build/lib/libaxon.so.1" "no axon_sim_kernels_register_v1()"
 
 timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" stray >"$tmp/out" 2>&1
 rc=$?
@@ -60,7 +79,7 @@ rc=$?
 	--max-graph-nodes=1 --max-maps-per-client=1048576 --max-maps-per-user=1 \
 	--max-vmm-per-client=1 --max-vmm-per-user=1048576 --max-client-mem=1M \
 	--max-user-mem=0 --max-image=1024M --max-inflate=1 --max-inflate-ratio=1048576 \
-	--max-module-loads=1024 >"$tmp/log" 2>&1 &
+	--max-module-loads=1024 --sim-kernels="$sim_kernels" >"$tmp/log" 2>&1 &
 pid=$!
 if wait_socket $pid; then
 	kill -TERM $pid

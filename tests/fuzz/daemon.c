@@ -17,6 +17,7 @@
 #include <axon/libaxon.h>
 #include "daemon.h"
 #include "backend.h"
+#include "kernelset.h"
 
 #define STUCK_NS	(10ULL * 1000 * 1000 * 1000)
 
@@ -59,6 +60,10 @@ struct axond *fuzz_daemon(void)
 	if (axond_parse_args(&daemon, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) ||
 	    (access_init && access_init(&daemon)))
 		die("options refused");
+	/* The test kernels, linked in, as --sim-kernels would load them. */
+	if (sim_kernelset_install(axon_sim_kernels_register_v1(SIM_KERNELS_ABI_VERSION),
+				  "the fuzzers' kernels", err, sizeof(err)))
+		die(err);
 	daemon.backend = backend_find(daemon.cfg.backend);
 	if (!daemon.backend)
 		die("no sim backend");

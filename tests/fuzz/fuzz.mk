@@ -52,7 +52,8 @@ FUZZ_CFLAGS	:= $(filter-out -O% -fsanitize=% -fno-sanitize-recover=% -fno-omit-f
 		     $(CFLAGS_BASE)) $(EXTRA_CFLAGS) -O1 $(FUZZ_SANFLAGS) -fsanitize=fuzzer-no-link
 
 # The daemon's code, main.c included (axond_request_restart and
-# axond_parse_args live there) with main() renamed.
+# axond_parse_args live there) with main() renamed, and the test kernels,
+# which the in-process daemon installs as --sim-kernels would load them.
 FUZZ_AXOND_OBJS	:= $(AXOND_SRCS:%.c=$(FUZZ_OBJ)/%.o) \
 		   $(LIBAXON_SRCS:%.c=$(FUZZ_OBJ)/%.o) $(COMMON_SRCS:%.c=$(FUZZ_OBJ)/%.o)
 FUZZ_DAEMON_OBJ	:= $(FUZZ_OBJ)/$(FUZZ_DIR)/daemon.o
@@ -72,7 +73,8 @@ $(FUZZ_OBJ)/%.o: %.c
 $(FUZZ_OUT)/bin/fuzz-image: $(FUZZ_OBJ)/$(FUZZ_DIR)/fuzz-image.o \
 		$(SIM_IMAGE_SRCS:%.c=$(FUZZ_OBJ)/%.o) $(FUZZ_OBJ)/common/fatbin.o
 $(FUZZ_OUT)/bin/fuzz-hello $(FUZZ_OUT)/bin/fuzz-sqe: $(FUZZ_OUT)/bin/fuzz-%: \
-		$(FUZZ_OBJ)/$(FUZZ_DIR)/fuzz-%.o $(FUZZ_DAEMON_OBJ) $(FUZZ_AXOND_OBJS)
+		$(FUZZ_OBJ)/$(FUZZ_DIR)/fuzz-%.o $(FUZZ_DAEMON_OBJ) $(FUZZ_AXOND_OBJS) \
+		$(SIM_KERNELS_SRCS:%.c=$(FUZZ_OBJ)/%.o)
 
 $(FUZZ_BINS):
 	@mkdir -p $(dir $@)

@@ -240,7 +240,8 @@ set -- --backend="$backend" --listen="unix:$sock"
 if [ "$backend" = cuda ]; then
 	set -- "$@" --vendor-lib="$vendor"
 else
-	set -- "$@" --sim-mem="${GPUCHECK_SIM_MEM:-4G}"
+	set -- "$@" --sim-mem="${GPUCHECK_SIM_MEM:-4G}" \
+		--sim-kernels="$B/lib/axon-sim-kernels.so"
 fi
 # shellcheck disable=SC2086
 "$B/bin/axond" "$@" ${AXOND_ARGS:-} >"$out/axond.log" 2>&1 &

@@ -209,7 +209,7 @@ static void describe_status(int st, char *buf, size_t len)
 int h_daemon_start(struct h_daemon *d, const char *sim_mem, const char *const *extra)
 {
 	const char *tmp = getenv("TMPDIR");
-	char memarg[64], axond[PATH_MAX];
+	char memarg[64], axond[PATH_MAX], kernels[PATH_MAX + 16];
 	char *argv[32];
 	int argc = 0, i;
 	uint64_t deadline;
@@ -227,6 +227,9 @@ int h_daemon_start(struct h_daemon *d, const char *sim_mem, const char *const *e
 	snprintf(d->log, sizeof(d->log), "%s/axond.log", d->dir);
 	snprintf(axond, sizeof(axond), "%s", h_path("bin/axond"));
 	snprintf(memarg, sizeof(memarg), "--sim-mem=%s", sim_mem ? sim_mem : "4G");
+	/* The test kernels (axond/sim/kernels-abi.h): launches need them. */
+	snprintf(kernels, sizeof(kernels), "--sim-kernels=%s",
+		 h_path("lib/axon-sim-kernels.so"));
 	if (access(axond, X_OK))
 		return h_fail("%s: %s (build it first)", axond, strerror(errno));
 
@@ -235,6 +238,7 @@ int h_daemon_start(struct h_daemon *d, const char *sim_mem, const char *const *e
 	argv[argc++] = "--listen";
 	argv[argc++] = d->addr;
 	argv[argc++] = memarg;
+	argv[argc++] = kernels;
 	for (i = 0; extra && extra[i] && argc < 31; i++)
 		argv[argc++] = (char *)extra[i];
 	argv[argc] = NULL;

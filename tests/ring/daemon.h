@@ -92,7 +92,7 @@ static inline void rd_print_log(const struct rd_daemon *d)
  */
 static inline int rd_start(struct rd_daemon *d, const char *const *extra)
 {
-	char bin[PATH_MAX + 16], listen[256];
+	char bin[PATH_MAX + 16], listen[256], kernels[PATH_MAX + 48];
 	const char *argv[32];
 	char *json = NULL, err[256];
 	uint64_t t0;
@@ -118,6 +118,10 @@ static inline int rd_start(struct rd_daemon *d, const char *const *extra)
 	argv[argc++] = "--backend=sim";
 	argv[argc++] = listen;
 	argv[argc++] = "--sim-mem=1G";
+	/* the test kernels (axond/sim/kernels-abi.h) */
+	snprintf(kernels, sizeof(kernels), "--sim-kernels=%s/lib/axon-sim-kernels.so",
+		 rd_build_dir());
+	argv[argc++] = kernels;
 	while (extra && *extra && argc < 30)
 		argv[argc++] = *extra++;
 	argv[argc] = NULL;

@@ -74,7 +74,8 @@ wait_file() {
 }
 
 start_axond() {
-	"$AXOND" --listen "unix:$T/s.sock" "$@" >"$T/axond.log" 2>&1 &
+	"$AXOND" --listen "unix:$T/s.sock" --sim-kernels="$AXON_BUILD/lib/axon-sim-kernels.so" \
+		"$@" >"$T/axond.log" 2>&1 &
 	AXOND_PID=$!
 	OUR_PIDS="$OUR_PIDS $AXOND_PID"
 	_n=200

@@ -52,6 +52,7 @@ build_module() {
 # the loader, into $1.
 copy_libs() {
 	for p in "$build"/selftests/*_test "$build/bin/axond" "$build/lib/libcuda.so.1" \
+		 "$build/lib/axon-sim-kernels.so" \
 		 "$build/tests/bin/vecadd" "$build/bin/axonctl" "$build/bin/axon-top"; do
 		ldd "$p" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'
 	done | sort -u | while read -r lib; do
@@ -83,8 +84,8 @@ fi
 # End to end: a driver-API program through the shim, /dev/axon and axond
 # (e2e_test); cgroup limits through axonctl over netlink (limits_test).
 if wants e2e_test || wants limits_test; then
-	for f in bin/axond lib/libcuda.so.1 tests/bin/vecadd tests/data/kernels.cubin \
-		 tests/data/kernels.fatbin tests/data/kernels.ptx; do
+	for f in bin/axond lib/libcuda.so.1 lib/axon-sim-kernels.so tests/bin/vecadd \
+		 tests/data/kernels.cubin tests/data/kernels.fatbin tests/data/kernels.ptx; do
 		[ -f "$build/$f" ] || die "no $build/$f: run make all test-progs"
 	done
 	# vecadd finds the shim through its rpath, $ORIGIN/../../lib
@@ -92,7 +93,7 @@ if wants e2e_test || wants limits_test; then
 		"$base/axon/e2e/data"
 	cp "$build/bin/axond" "$base/axon/e2e/bin/"
 	cp "$build/tests/bin/vecadd" "$base/axon/e2e/tests/bin/"
-	cp "$build/lib/libcuda.so.1" "$base/axon/e2e/lib/"
+	cp "$build/lib/libcuda.so.1" "$build/lib/axon-sim-kernels.so" "$base/axon/e2e/lib/"
 	cp "$build"/tests/data/kernels.cubin "$build"/tests/data/kernels.fatbin \
 	   "$build"/tests/data/kernels.ptx "$base/axon/e2e/data/"
 	! wants e2e_test || cp "$src/tests/vm/e2e_test" "$base/axon/selftests/"
