@@ -17,6 +17,8 @@
 
 #include "clock.h"
 #include "handles.h"
+#include "log.h"
+#include "work.h"
 #include "namemap.h"
 #include "rangemap.h"
 
@@ -66,6 +68,11 @@ struct ctx {
 	void *backend_priv;
 };
 
+/* struct stream's mode: bits, as a held stream may be capturing too. */
+#define STREAM_RUN	0U
+#define STREAM_CAPTURE	(1U << 0)
+#define STREAM_HELD	(1U << 1)
+
 struct stream {
 	uint64_t handle;
 	bool dying;		/* destroyed by the client, work still queued */
@@ -78,10 +85,15 @@ struct stream {
 	uint64_t skipped;
 	bool is_default;
 	int priority;		/* as created: 0 lowest, negative higher */
-	/* Host functions (ops/hostfunc.c, dispatcher): while held, the
-	 * stream's later work waits in the client's parked list until the
-	 * client says the function with user_data hold_token ran. */
-	bool held;
+	/*
+	 * How its work is routed (work_submit; dispatcher): STREAM_RUN, or
+	 * the modes of the op families that divert it. STREAM_CAPTURE
+	 * (ops/capture.c): it is a member of an open capture, its items
+	 * become nodes. STREAM_HELD (ops/hostfunc.c): its later work waits
+	 * in the client's parked list until the client says the host
+	 * function with user_data hold_token ran.
+	 */
+	unsigned int mode;
 	uint64_t hold_token;
 	uint32_t parked;	/* its items in the parked list */
 	uint64_t hold_pass;	/* last replay pass that kept one of them */
@@ -136,6 +148,18 @@ struct pending_cqe {
 	uint64_t user_data;
 	uint32_t op;
 	uint64_t t_start;
+};
+
+/*
+ * Objects the driver's private entry points returned for a client: the
+ * client only ever sees their index. Owned by ops/private.c (dispatcher).
+ */
+#define AXON_MAX_PRIV_OBJS 16
+struct client_priv {
+	uint64_t obj[AXON_MAX_PRIV_OBJS];
+	int obj_dev[AXON_MAX_PRIV_OBJS];	/* the device of each */
+	unsigned int nobj;
+	bool lt_pair;		/* was given 1734dc26's objects */
 };
 
 enum client_transport {
@@ -208,19 +232,17 @@ struct client {
 	struct hostmem_table *hostmem;
 	struct devout *devout;	/* device output not fetched yet (devout.c) */
 	unsigned int ntracers;	/* tracers following this client */
-	struct graph_client *graphs;	/* graphs, captures (ops/graph.c), NULL until used */
+	struct graph_client *graphs;	/* graphs, captures (ops/graphclient.h), NULL until used */
 	struct vmm_client *vmm;	/* VMM handles (ops/vmm.c), NULL until used */
 	/* Module loads in flight (loader.c), NULL until the first. */
 	struct loader_client *loader;
 	/* Its functions by (module, name) (ops/module.c; dispatcher). */
 	struct namemap funcs_by_name;
-	/* Objects the driver's private entry points returned for this
-	 * client (ops/private.c): the client only ever sees their index. */
-#define AXON_MAX_PRIV_OBJS 16
-	uint64_t priv_obj[AXON_MAX_PRIV_OBJS];
-	int priv_obj_dev[AXON_MAX_PRIV_OBJS];	/* the device of each */
-	unsigned int npriv_obj;
-	bool priv_lt_pair;	/* was given 1734dc26's objects (ops/private.c) */
+	struct client_priv priv;	/* ops/private.c */
+	/* Open captures (ops/capture.c; dispatcher): while there is one,
+	 * work_submit shows every stream-ordered item to the capture hook,
+	 * as a wait may fork another stream into a capture. */
+	uint32_t ncapturing;
 	/* Work held back behind host functions, in issue order
 	 * (ops/hostfunc.c; dispatcher only). */
 	struct work *parked_head, *parked_tail;
@@ -321,7 +343,7 @@ struct axond {
 	unsigned int held[2], held_max[2];	/* holdings.h: all clients */
 	uint64_t clients_refused_user;	/* hellos over a user's client share */
 	bool stop;
-	/* Set from any thread (axond_request_restart): the device's driver
+	/* Set from any thread (main.c, request_restart): the device's driver
 	 * cannot serve this process any more; the loop ends and axond
 	 * starts again as a new process. */
 	_Atomic bool restart;
@@ -331,31 +353,7 @@ struct axond {
 	_Atomic uint64_t restart_client;	/* whose work faulted (id), 0: none */
 };
 
-/* options.c: axond's options into d->cfg, defaults first (the fuzzers'
- * in-process daemon, tests/fuzz/, starts from them too); 0 or -EINVAL. */
-int axond_parse_args(struct axond *d, int argc, char **argv);
-/* main.c: ask the dispatcher to end every client and start axond again. */
-void axond_request_restart(struct axond *d, const char *why, int32_t error,
-			   uint64_t client_id);
 
-/* Runs on the dispatcher once every earlier queued work item finished. */
-typedef void (*release_fn)(struct axond *d, struct client *c, void *obj);
-
-struct done_entry {
-	struct client *client;
-	struct ctx *ctx;	/* of the work's stream, if any */
-	release_fn release;	/* NULL: post a completion */
-	void *obj;
-	uint64_t user_data;
-	uint32_t op;
-	int32_t res;
-	uint64_t aux0;
-	uint64_t t_start;
-	struct done_entry *next;
-};
-
-/* work.c, any thread: hands e to the dispatcher's done queue. */
-void done_post(struct axond *d, struct done_entry *e);
 
 /* tables.c */
 void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *arg),
@@ -390,20 +388,7 @@ void kmod_detach(struct axond *d);
 void client_get(struct client *c);
 void client_put(struct axond *d, struct client *c);
 void client_disconnect(struct axond *d, struct client *c);
-void client_latch_error(struct client *c, struct ctx *ctx, uint32_t res);
 
-/* dispatch.c */
-int dispatch_client(struct axond *d, struct client *c, unsigned int budget);
-void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
-		       int32_t res, uint64_t aux0, uint64_t aux1);
-void dispatch_wake_client(struct axond *d, struct client *c);
-int dispatch_done_queue(struct axond *d);
-/* AXOND_PROFILE=1: logs each op's mean time in the daemon (dispatch.c). */
-void dispatch_prof_log(void);
-void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
-		       uint64_t user_data,
-		       uint32_t op, int32_t res, uint64_t aux0, uint64_t aux1,
-		       uint64_t t_start);
 
 /*
  * epoll tags: small constants for the daemon's own descriptors, EV_PENDING
@@ -477,19 +462,5 @@ void worker_ctl_event(struct axond *d);
 bool worker_done(struct axond *d);
 void worker_client_faulted(void);
 
-/* log.c */
-extern int axond_verbose;
-void axond_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-#define LOG_ERR 0
-#define LOG_WARN 1
-#define LOG_INFO 2
-#define LOG_DEBUG 3
-extern char axond_log_tag[32];
-extern int axond_log_fd;
-#define log_err(...)	axond_log(LOG_ERR, __VA_ARGS__)
-#define log_warn(...)	axond_log(LOG_WARN, __VA_ARGS__)
-#define log_info(...)	axond_log(LOG_INFO, __VA_ARGS__)
-#define log_debug(...)	axond_log(LOG_DEBUG, __VA_ARGS__)
 
 #endif

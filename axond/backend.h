@@ -73,7 +73,7 @@ struct work {
 	uint64_t t_start;
 	uint64_t aux0;			/* returned in the completion */
 	/*
-	 * Set by the dispatcher (ops/graph.c:graph_capture_track) when the
+	 * Set by the dispatcher (ops/capture.c:graph_capture_track) when the
 	 * stream captures: the backend records the work into this graph
 	 * instead of running it, and it is done as soon as it is recorded.
 	 */

@@ -33,7 +33,8 @@ AXOND_SRCS += axond/cuda/context.c
 # VMM for clients (cuMemCreate/cuMemMap): ops, and each backend's side
 AXOND_SRCS += axond/ops/vmm.c axond/sim/vmm.c axond/cuda/vmm.c
 # graphs: capture, instantiate, launch, update (ops), and each backend's side
-AXOND_SRCS += axond/ops/graph.c axond/sim/graph.c axond/cuda/graph.c
+AXOND_SRCS += axond/ops/graph.c axond/ops/capture.c axond/ops/graphrefs.c \
+	axond/sim/graph.c axond/cuda/graph.c
 # module loads off the dispatcher (loader threads), their bounds, and
 # functions and globals found by hash
 AXOND_SRCS += axond/loader.c axond/imagelimits.c axond/namemap.c

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "ops/ops.h"
 #include "clock.h"
+#include "dispatch.h"
 #include "tables.h"
 
 static unsigned int lat_bucket(uint64_t ns)

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Graphs: stream capture and replay (ops/graph.c; backends: sim/graph.c,
- * cuda/graph.c).
+ * Graphs: stream capture and replay (ops/capture.c, ops/graph.c;
+ * backends: sim/graph.c, cuda/graph.c).
  *
  * A capture is a graph object created by AXON_OP_CAPTURE_BEGIN. While it
  * is open, the dispatcher tags every stream-ordered work item of its
- * streams with it (graph_capture_track, from work_submit): the backend
- * records the item (sim) or issues it to the vendor's capturing stream
- * (cuda) and the item is done at once for the frontier. Which streams
- * belong to a capture is decided on the dispatcher, in submission order:
- * the origin stream, and any stream that waits on an event recorded in the
- * capture (fork); a later wait by a member on an event recorded on another
- * member joins that one back.
+ * streams with it (ops/capture.c's capture hook, from work_submit): the
+ * backend records the item (sim) or issues it to the vendor's capturing
+ * stream (cuda) and the item is done at once for the frontier. Which
+ * streams belong to a capture is decided on the dispatcher, in submission
+ * order: the origin stream, and any stream that waits on an event recorded
+ * in the capture (fork); a later wait by a member on an event recorded on
+ * another member joins that one back.
  *
  * A host function captured (HOST_FUNC NODE: the client's cuLaunchHostFunc,
  * and the host side of the shim's staged copies) runs in the client, never
@@ -129,8 +129,6 @@ static inline void graph_set_ended(struct graph *g, int32_t res)
 	atomic_store_explicit(&g->end_res, res, memory_order_release);
 }
 
-/* work.c: before a work item goes to the backend (dispatcher). */
-void graph_capture_track(struct axond *d, struct work *w);
 /* client.c: a client's graphs, at its teardown (no work is queued). */
 void graph_client_fini(struct axond *d, struct client *c);
 /* stats.c */

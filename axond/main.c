@@ -28,6 +28,8 @@
 #include "holdings.h"
 #include "backend.h"
 #include "work.h"
+#include "options.h"
+#include "dispatch.h"
 #include "ops/ops.h"
 #include "ops/hostmem.h"
 #include "access.h"
@@ -109,6 +111,45 @@ static void drain_fd(int fd)
 		;
 }
 
+/*
+ * A device fault (an assert, an illegal address) makes NVIDIA's driver
+ * refuse everything in the whole process, not only in the faulting
+ * context: seen on the H200 with driver 580.159.04, where after one
+ * context's CUDA_ERROR_ASSERT every other context, a new context and
+ * cuMemHostRegister answered 710 too, even once the faulting context was
+ * destroyed. So the daemon cannot go on: its clients get the fault at
+ * their next synchronisation anyway, and a fresh process is the only way
+ * for new clients to be served.
+ */
+static void request_restart(struct axond *d, const char *why, int32_t error,
+			    uint64_t client_id)
+{
+	uint64_t one = 1, nobody = 0;
+	int32_t none = 0;
+
+	/*
+	 * A worker serves one client: its fault harms nobody else, so the
+	 * worker stays, answering the fault to every later call as the
+	 * driver would (and handing the client the driver's assert message),
+	 * and ends when its client does. Restarting is the supervisor's
+	 * business: a SIGHUP meant for it changes nothing here.
+	 */
+	if (axond_is_worker(d)) {
+		if (error) {
+			log_info("client %llu hit %s (%d): it keeps this worker until it exits",
+				 (unsigned long long)client_id, why, (int)error);
+			worker_client_faulted();
+		}
+		return;
+	}
+	if (error && atomic_compare_exchange_strong(&d->restart_error, &none, error))
+		atomic_compare_exchange_strong(&d->restart_client, &nobody, client_id);
+	if (atomic_exchange(&d->restart, true))
+		return;
+	log_warn("%s: every client is ended and axond starts again", why);
+	(void)!write(d->worker_fd, &one, sizeof(one));
+}
+
 static void handle_event(struct axond *d, const struct epoll_event *ev)
 {
 	uint64_t tag = ev->data.u64;
@@ -122,7 +163,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 			/* SIGHUP: start again with the same options (a new
 			 * driver, a changed configuration), keeping the socket. */
 			if (si.ssi_signo == SIGHUP) {
-				axond_request_restart(d, "SIGHUP", 0, 0);
+				request_restart(d, "SIGHUP", 0, 0);
 				continue;
 			}
 			log_info("signal %u: shutting down", si.ssi_signo);
@@ -279,45 +320,6 @@ static void run(struct axond *d)
 	}
 }
 
-/*
- * A device fault (an assert, an illegal address) makes NVIDIA's driver
- * refuse everything in the whole process, not only in the faulting
- * context: seen on the H200 with driver 580.159.04, where after one
- * context's CUDA_ERROR_ASSERT every other context, a new context and
- * cuMemHostRegister answered 710 too, even once the faulting context was
- * destroyed. So the daemon cannot go on: its clients get the fault at
- * their next synchronisation anyway, and a fresh process is the only way
- * for new clients to be served.
- */
-void axond_request_restart(struct axond *d, const char *why, int32_t error,
-			   uint64_t client_id)
-{
-	uint64_t one = 1, nobody = 0;
-	int32_t none = 0;
-
-	/*
-	 * A worker serves one client: its fault harms nobody else, so the
-	 * worker stays, answering the fault to every later call as the
-	 * driver would (and handing the client the driver's assert message),
-	 * and ends when its client does. Restarting is the supervisor's
-	 * business: a SIGHUP meant for it changes nothing here.
-	 */
-	if (axond_is_worker(d)) {
-		if (error) {
-			log_info("client %llu hit %s (%d): it keeps this worker until it exits",
-				 (unsigned long long)client_id, why, (int)error);
-			worker_client_faulted();
-		}
-		return;
-	}
-	if (error && atomic_compare_exchange_strong(&d->restart_error, &none, error))
-		atomic_compare_exchange_strong(&d->restart_client, &nobody, client_id);
-	if (atomic_exchange(&d->restart, true))
-		return;
-	log_warn("%s: every client is ended and axond starts again", why);
-	(void)!write(d->worker_fd, &one, sizeof(one));
-}
-
 int main(int argc, char **argv)
 {
 	static struct axond daemon;
@@ -337,7 +339,7 @@ int main(int argc, char **argv)
 	if (check_op_table())
 		return 1;
 	/* What a backend's device fault means for this process. */
-	work_register_fault(axond_request_restart);
+	work_register_fault(request_restart);
 	d->backend = backend_find(d->cfg.backend);
 	/* Only a backend that prepares regions gains from a pool; a worker
 	 * serves one client. */

@@ -13,24 +13,39 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
-#include "graph.h"
 #include "work.h"
+#include "dispatch.h"
 #include "ops/ops.h"
 
-/* What a device fault means for this process (work.h); set before the
- * backend starts. */
-static work_fault_fn fault_hook;
+/* The op families' hooks (work.h); set before the dispatcher starts. */
+static struct {
+	work_capture_fn capture;
+	work_admit_fn admit;
+	work_park_fn park;
+	work_fault_fn fault;
+} hooks;
+
+void work_register_capture(work_capture_fn capture)
+{
+	hooks.capture = capture;
+}
+
+void work_register_hold(work_admit_fn admit, work_park_fn park)
+{
+	hooks.admit = admit;
+	hooks.park = park;
+}
 
 void work_register_fault(work_fault_fn fault)
 {
-	fault_hook = fault;
+	hooks.fault = fault;
 }
 
 void work_device_fault(struct axond *d, const char *why, int32_t error,
 		       uint64_t client_id)
 {
-	if (fault_hook)
-		fault_hook(d, why, error, client_id);
+	if (hooks.fault)
+		hooks.fault(d, why, error, client_id);
 }
 
 struct work *work_new(struct op_ctx *o, enum work_type type)
@@ -65,12 +80,40 @@ void work_submit_now(struct axond *d, struct work *w)
 	d->backend->submit(d, w);
 }
 
+/*
+ * Whether the capture hook must see w: its stream captures; or, while the
+ * client has a capture open, a wait of another stream may fork that
+ * stream into it and a record take its event out of it; or w is a host
+ * node, which fails outside a capture.
+ */
+static bool may_capture(const struct client *c, const struct work *w)
+{
+	return w->stream && ((w->stream->mode & STREAM_CAPTURE) || c->ncapturing ||
+			     w->type == WORK_HOST_NODE);
+}
+
+/*
+ * Whether the hold hooks must see w: its stream is held; or the client has
+ * work parked or a stream held (device-wide items and the parked streams'
+ * work wait behind them); or w orders streams against each other (event
+ * records and waits, host-function gates), which the hold family counts
+ * whatever is held.
+ */
+static bool may_hold(const struct client *c, const struct work *w)
+{
+	return (w->stream && (w->stream->mode & STREAM_HELD)) || c->nparked || c->nheld ||
+	       w->type == WORK_EVENT_RECORD || w->type == WORK_WAIT_EVENT ||
+	       (w->type == WORK_MARKER && w->op == AXON_OP_HOST_FUNC);
+}
+
 enum op_status work_submit(struct op_ctx *o, struct work *w)
 {
+	bool hold = hooks.park && may_hold(o->c, w);
+
 	/* Behind a host function that does not return, a client could park
 	 * work without end: past its limits the item is refused, as if its
 	 * checks had failed (ops/hostfunc.c), and answered here. */
-	if (!hold_admit(o->d, w)) {
+	if (hold && hooks.admit && !hooks.admit(o->d, w)) {
 		struct ctx *ctx = w->stream ? w->stream->ctx : NULL;
 		int32_t res = w->type == WORK_ADVANCE && w->res ? w->res
 							 : CUDA_ERROR_OUT_OF_MEMORY;
@@ -91,10 +134,11 @@ enum op_status work_submit(struct op_ctx *o, struct work *w)
 		return OP_QUEUED;
 	}
 	/* In submission order: which capture, if any, takes the item. */
-	graph_capture_track(o->d, w);
+	if (hooks.capture && may_capture(o->c, w))
+		hooks.capture(o->d, w);
 	/* Work behind a host function still running waits in the daemon
 	 * (ops/hostfunc.c); it does not count against the queue limit. */
-	if (!hold_park(o->d, w))
+	if (!hold || !hooks.park(o->d, w))
 		work_submit_now(o->d, w);
 	return OP_QUEUED;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Graphs: stream capture, instantiation, launch, update, destruction
- * (AXON_OP_CAPTURE_BEGIN .. AXON_OP_GRAPH_EXEC_UPDATE), and the tracking
- * that decides which work items a capture takes (graph_capture_track).
+ * Graphs: instantiation, launch, update, destruction (AXON_OP_GRAPH_*),
+ * and a client's tables of graphs and execs. Capture, which makes the
+ * graphs, is ops/capture.c; what their nodes name, ops/graphrefs.c.
  *
  * The daemon captures, not the shim: the client's stream-ordered ops go to
  * the daemon as usual and the backend turns the ones tagged with a capture
@@ -16,47 +16,21 @@
  * client launches them one at a time and runs its functions in between
  * (graph.h).
  *
- * A client's graph state lives in struct graph_client, made on its first
- * graph op; clients that never capture pay one pointer test per work item.
+ * A client's graph state lives in struct graph_client (graphclient.h),
+ * made on its first graph op.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <cuda.h>
 
 #include "ops.h"
-#include "hostmem.h"
+#include "graphclient.h"
+#include "graphrefs.h"
 #include "../graph.h"
-
-/* A stream in an open capture. */
-struct capture_stream {
-	uint64_t stream;
-	uint64_t graph;
-};
-
-/* An event last recorded inside an open capture. */
-struct capture_event {
-	uint64_t event;
-	uint64_t graph;
-	uint64_t stream;	/* the member that recorded it */
-	uint64_t pos;		/* that member's node count then */
-};
-
-struct graph_client {
-	struct handle_table graphs, execs;
-	uint32_t ncapturing;		/* open captures */
-	struct capture_stream *cs;	/* streams of open captures */
-	uint32_t ncs, capcs;
-	struct capture_event *ce;	/* their events */
-	uint32_t nce, capce;
-	struct graph_update *updates;	/* in flight (graph.h) */
-	/* Nodes held in its graphs and execs: at most --max-graph-nodes, so
-	 * a capture that never ends cannot grow the daemon without bound. */
-	uint64_t nodes;
-};
 
 #define GRAPH_MAX	(1u << 16)	/* graphs, and execs, per client */
 
-static struct graph_client *gc_get(struct client *c)
+struct graph_client *graph_client_get(struct client *c)
 {
 	struct graph_client *gc = c->graphs;
 
@@ -74,7 +48,7 @@ static struct graph_client *gc_get(struct client *c)
 	return gc;
 }
 
-static struct graph *graph_lookup(struct client *c, uint64_t h)
+struct graph *graph_lookup(struct client *c, uint64_t h)
 {
 	struct graph *g;
 
@@ -94,444 +68,7 @@ static struct graph_exec *exec_lookup(struct client *c, uint64_t h)
 	return x && !x->dying ? x : NULL;
 }
 
-/* Grows *p (of *cap elements of size) to hold n + 1. */
-static bool grow(void **p, uint32_t *cap, uint32_t n, size_t size)
-{
-	uint32_t ncap;
-	void *q;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 8;
-	if (ncap <= n)
-		return false;
-	q = realloc(*p, (size_t)ncap * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = ncap;
-	return true;
-}
-
-/* ---- what nodes name ---------------------------------------------------- */
-
-static bool refs_add_func(struct graph_refs *r, uint64_t f)
-{
-	/* Consecutive launches of one kernel are the common case. */
-	if (r->nfuncs && r->funcs[r->nfuncs - 1] == f)
-		return true;
-	if (!grow((void **)&r->funcs, &r->capfuncs, r->nfuncs, sizeof(*r->funcs)))
-		return false;
-	r->funcs[r->nfuncs++] = f;
-	return true;
-}
-
-static bool refs_add_range(struct graph_refs *r, uint64_t addr, uint64_t len)
-{
-	if (r->nranges && r->ranges[r->nranges - 1].addr == addr &&
-	    r->ranges[r->nranges - 1].len == len)
-		return true;
-	if (!grow((void **)&r->ranges, &r->capranges, r->nranges, sizeof(*r->ranges)))
-		return false;
-	r->ranges[r->nranges].addr = addr;
-	r->ranges[r->nranges].len = len;
-	r->nranges++;
-	return true;
-}
-
-static bool refs_add_host(struct graph_refs *r, uint64_t addr, uint64_t len,
-			  const unsigned char *map)
-{
-	if (r->nhosts && r->hosts[r->nhosts - 1].addr == addr &&
-	    r->hosts[r->nhosts - 1].len == len && r->hosts[r->nhosts - 1].map == map)
-		return true;
-	if (!grow((void **)&r->hosts, &r->caphosts, r->nhosts, sizeof(*r->hosts)))
-		return false;
-	r->hosts[r->nhosts++] = (struct graph_host){ .addr = addr, .len = len, .map = map };
-	return true;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct graph_range *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-static int cmp_host(const void *a, const void *b)
-{
-	const struct graph_host *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->map < y->map ? -1 : x->map > y->map;
-}
-
-/* Sorts and drops duplicates, so a launch checks each object once. */
-static void refs_normalize(struct graph_refs *r)
-{
-	uint32_t i, n;
-
-	if (r->nhosts > 1) {
-		qsort(r->hosts, r->nhosts, sizeof(*r->hosts), cmp_host);
-		for (i = 1, n = 1; i < r->nhosts; i++)
-			if (cmp_host(&r->hosts[i], &r->hosts[n - 1]))
-				r->hosts[n++] = r->hosts[i];
-		r->nhosts = n;
-	}
-
-	if (r->nfuncs > 1) {
-		qsort(r->funcs, r->nfuncs, sizeof(*r->funcs), cmp_u64);
-		for (i = 1, n = 1; i < r->nfuncs; i++)
-			if (r->funcs[i] != r->funcs[n - 1])
-				r->funcs[n++] = r->funcs[i];
-		r->nfuncs = n;
-	}
-	if (r->nranges > 1) {
-		qsort(r->ranges, r->nranges, sizeof(*r->ranges), cmp_range);
-		for (i = 1, n = 1; i < r->nranges; i++)
-			if (cmp_range(&r->ranges[i], &r->ranges[n - 1]))
-				r->ranges[n++] = r->ranges[i];
-		r->nranges = n;
-	}
-}
-
-static bool refs_merge(struct graph_refs *dst, const struct graph_refs *src)
-{
-	uint32_t i;
-
-	for (i = 0; i < src->nfuncs; i++)
-		if (!refs_add_func(dst, src->funcs[i]))
-			return false;
-	for (i = 0; i < src->nranges; i++)
-		if (!refs_add_range(dst, src->ranges[i].addr, src->ranges[i].len))
-			return false;
-	for (i = 0; i < src->nhosts; i++)
-		if (!refs_add_host(dst, src->hosts[i].addr, src->hosts[i].len,
-				   src->hosts[i].map))
-			return false;
-	refs_normalize(dst);
-	return true;
-}
-
-static void refs_free(struct graph_refs *r)
-{
-	free(r->funcs);
-	free(r->ranges);
-	free(r->hosts);
-	memset(r, 0, sizeof(*r));
-}
-
-/* Everything the nodes name is still the client's: 0 or a CUresult. */
-static int32_t refs_check(struct client *c, const struct graph_refs *r)
-{
-	int32_t res = CUDA_SUCCESS;
-	uint32_t i;
-
-	for (i = 0; i < r->nfuncs; i++)
-		if (!func_lookup(c, r->funcs[i]))
-			return CUDA_ERROR_INVALID_HANDLE;
-	/*
-	 * A copy node reads or writes the mapping it was made with: the
-	 * region must still be registered and show that range there (a
-	 * region unregistered is unmapped only after the work queued before
-	 * its unregistration, which includes this launch).
-	 */
-	for (i = 0; i < r->nhosts; i++)
-		if (hostmem_translate(c, r->hosts[i].addr, r->hosts[i].len) != r->hosts[i].map)
-			return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&c->alloc_lock);
-	for (i = 0; i < r->nranges && !res; i++)
-		if (!rangemap_find_span(&c->allocs, r->ranges[i].addr,
-					r->ranges[i].len ? r->ranges[i].len : 1))
-			res = CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_unlock(&c->alloc_lock);
-	return res;
-}
-
-/* ---- capture membership -------------------------------------------------- */
-
-static struct capture_stream *cs_find(struct graph_client *gc, uint64_t stream)
-{
-	uint32_t i;
-
-	for (i = 0; i < gc->ncs; i++)
-		if (gc->cs[i].stream == stream)
-			return &gc->cs[i];
-	return NULL;
-}
-
-static struct capture_event *ce_find(struct graph_client *gc, uint64_t event)
-{
-	uint32_t i;
-
-	for (i = 0; i < gc->nce; i++)
-		if (gc->ce[i].event == event)
-			return &gc->ce[i];
-	return NULL;
-}
-
-static void ce_drop(struct graph_client *gc, struct capture_event *e)
-{
-	*e = gc->ce[--gc->nce];
-}
-
-static struct graph_member *member_of(struct graph *g, uint64_t stream)
-{
-	uint32_t i;
-
-	for (i = 0; i < g->nmembers; i++)
-		if (g->members[i].stream == stream)
-			return &g->members[i];
-	return NULL;
-}
-
-/* Adds stream s to g's capture; false when out of memory. */
-static bool capture_join(struct graph_client *gc, struct graph *g, uint64_t s)
-{
-	if (!grow((void **)&g->members, &g->capmembers, g->nmembers, sizeof(*g->members)) ||
-	    !grow((void **)&gc->cs, &gc->capcs, gc->ncs, sizeof(*gc->cs)))
-		return false;
-	g->members[g->nmembers++] = (struct graph_member){ .stream = s };
-	gc->cs[gc->ncs++] = (struct capture_stream){ .stream = s, .graph = g->handle };
-	return true;
-}
-
-/* Closes g's capture: no stream or event refers to it any more. */
-static void capture_close(struct graph_client *gc, struct graph *g)
-{
-	uint32_t i;
-
-	for (i = 0; i < gc->ncs;)
-		if (gc->cs[i].graph == g->handle)
-			gc->cs[i] = gc->cs[--gc->ncs];
-		else
-			i++;
-	for (i = 0; i < gc->nce;)
-		if (gc->ce[i].graph == g->handle)
-			ce_drop(gc, &gc->ce[i]);
-		else
-			i++;
-	g->state = GRAPH_ENDED;
-	gc->ncapturing--;
-}
-
-static void invalidate(struct graph *g, uint32_t res)
-{
-	if (!g->capture_error)
-		g->capture_error = res;
-}
-
-/* The item fails with res instead of running, and invalidates g. */
-static void refuse(struct graph *g, struct work *w, int32_t res)
-{
-	if (w->type == WORK_LAUNCH)
-		free(w->launch.args);
-	w->type = WORK_ADVANCE;
-	w->res = res;
-	invalidate(g, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
-}
-
-/* A node of g on member m: what it names joins g's refs. */
-static void add_node(const struct axond *d, struct graph *g, struct graph_member *m,
-		     struct work *w)
-{
-	struct graph_client *gc = w->client->graphs;
-	bool ok = true;
-
-	if (gc->nodes >= d->cfg.max_graph_nodes) {
-		if (!g->capture_error)	/* once per capture */
-			log_info("client %llu: a capture passed --max-graph-nodes=%u",
-				 (unsigned long long)w->client->id, d->cfg.max_graph_nodes);
-		w->client->stats.limit_refused++;
-		refuse(g, w, CUDA_ERROR_OUT_OF_MEMORY);
-		return;
-	}
-	switch (w->type) {
-	case WORK_DTOD:
-		ok = refs_add_range(&g->refs, w->copy.dst, w->copy.len) &&
-		     refs_add_range(&g->refs, w->copy.src, w->copy.len);
-		break;
-	case WORK_HTOD:
-		ok = refs_add_range(&g->refs, w->copy.dst, w->copy.len) &&
-		     refs_add_host(&g->refs, w->copy.src, w->copy.len, w->copy.host);
-		break;
-	case WORK_DTOH:
-		ok = refs_add_host(&g->refs, w->copy.dst, w->copy.len, w->copy.host) &&
-		     refs_add_range(&g->refs, w->copy.src, w->copy.len);
-		break;
-	case WORK_HOST_NODE:
-		/* The shim numbers its host nodes as it sends them: the same
-		 * order, or the parts would not be the ones it runs. */
-		if (w->host_node.index != g->nhost) {
-			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
-			return;
-		}
-		g->nhost++;
-		break;
-	case WORK_MEMSET: {
-		uint64_t row = w->memset.width * w->memset.elem_size;
-
-		ok = refs_add_range(&g->refs, w->memset.dst,
-				    w->memset.pitch * (w->memset.height - 1) + row);
-		break;
-	}
-	case WORK_LAUNCH:
-		ok = refs_add_func(&g->refs, w->launch.func->handle);
-		break;
-	case WORK_GRAPH_LAUNCH:
-		ok = refs_merge(&g->refs, &w->graph.exec->refs);
-		break;
-	default:
-		return;
-	}
-	if (!ok) {
-		refuse(g, w, CUDA_ERROR_OUT_OF_MEMORY);
-		return;
-	}
-	m->nodes++;
-	g->nnodes++;
-	gc->nodes++;
-}
-
-/* A host node only means something in a capture: elsewhere it fails. */
-static void not_captured(struct work *w)
-{
-	if (w->type != WORK_HOST_NODE)
-		return;
-	w->type = WORK_ADVANCE;
-	w->res = CUDA_ERROR_ILLEGAL_STATE;
-}
-
-/*
- * Called by work_submit for every item, before the backend sees it. Tags
- * the items of capturing streams with their graph (and the part of it,
- * after the host nodes taken so far), follows forks and joins through
- * events, and refuses what a graph cannot hold: host copies staged in the
- * data area (their host side is a buffer the shim reuses, stale at any
- * replay; copies of shared host regions are nodes), a wait on work
- * outside the capture, a merge of two captures.
- */
-void graph_capture_track(struct axond *d, struct work *w)
-{
-	struct client *c = w->client;
-	struct graph_client *gc = c->graphs;
-	struct capture_stream *cs;
-	struct capture_event *ce;
-	struct graph_member *m;
-	struct graph *g;
-
-	if (!gc || !gc->ncapturing || !w->stream) {
-		not_captured(w);
-		return;
-	}
-	switch (w->type) {
-	case WORK_ADVANCE: case WORK_HTOD: case WORK_DTOH: case WORK_DTOD:
-	case WORK_MEMSET: case WORK_LAUNCH: case WORK_EVENT_RECORD:
-	case WORK_WAIT_EVENT: case WORK_MARKER: case WORK_GRAPH_LAUNCH:
-	case WORK_HOST_NODE:
-		break;
-	default:
-		return;		/* the capture's own items, device-wide items */
-	}
-	cs = cs_find(gc, w->stream->handle);
-	if (!cs) {
-		not_captured(w);
-		/* Not capturing: a record here makes the event an outside one;
-		 * a wait on an event of an open capture forks this stream in. */
-		if (w->type == WORK_EVENT_RECORD) {
-			ce = ce_find(gc, w->event.event->handle);
-			if (ce)
-				ce_drop(gc, ce);
-			return;
-		}
-		if (w->type != WORK_WAIT_EVENT)
-			return;
-		ce = ce_find(gc, w->event.event->handle);
-		if (!ce)
-			return;
-		g = graph_lookup(c, ce->graph);
-		if (!g || !capture_join(gc, g, w->stream->handle)) {
-			if (g)
-				refuse(g, w, CUDA_ERROR_OUT_OF_MEMORY);
-			return;
-		}
-		w->capture = g;
-		w->capture_seg = g->nhost;
-		return;
-	}
-	g = graph_lookup(c, cs->graph);
-	m = g ? member_of(g, w->stream->handle) : NULL;
-	if (!m) {
-		not_captured(w);
-		return;		/* cannot happen: members and cs change together */
-	}
-	w->capture = g;
-	w->capture_seg = g->nhost;
-	switch (w->type) {
-	case WORK_ADVANCE:	/* an op that failed its checks */
-		invalidate(g, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
-		break;
-	case WORK_HTOD:
-	case WORK_DTOH:
-		if (w->copy.shared)
-			add_node(d, g, m, w);
-		else
-			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-		break;
-	case WORK_EVENT_RECORD:
-		ce = ce_find(gc, w->event.event->handle);
-		if (!ce) {
-			if (!grow((void **)&gc->ce, &gc->capce, gc->nce, sizeof(*gc->ce))) {
-				refuse(g, w, CUDA_ERROR_OUT_OF_MEMORY);
-				break;
-			}
-			ce = &gc->ce[gc->nce++];
-		}
-		*ce = (struct capture_event){ .event = w->event.event->handle,
-					      .graph = g->handle,
-					      .stream = m->stream, .pos = m->nodes };
-		break;
-	case WORK_WAIT_EVENT: {
-		struct graph_member *from;
-
-		ce = ce_find(gc, w->event.event->handle);
-		if (!ce) {
-			/* Recorded outside any capture (a never-recorded event
-			 * is no dependency at all). */
-			if (w->event.event->records)
-				refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_ISOLATION);
-			break;
-		}
-		if (ce->graph != g->handle) {
-			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_MERGE);
-			break;
-		}
-		from = member_of(g, ce->stream);
-		if (from && from != m && from->joined < ce->pos)
-			from->joined = ce->pos;
-		break;
-	}
-	default:
-		add_node(d, g, m, w);
-		break;
-	}
-}
-
-/* ---- ops ---------------------------------------------------------------- */
-
-static bool graphs_built(struct op_ctx *o)
+bool graph_ops_built(struct op_ctx *o)
 {
 	if (o->d->backend->graph_instantiate)
 		return true;
@@ -548,7 +85,7 @@ static bool graph_ready(const struct graph *g)
 }
 
 /* A work item of a graph op that is not stream-ordered for the client. */
-static struct work *graph_work(struct op_ctx *o, struct stream *s, enum work_type type)
+struct work *graph_work(struct op_ctx *o, struct stream *s, enum work_type type)
 {
 	struct op_ctx wo = *o;
 
@@ -563,7 +100,7 @@ static void graph_free(struct axond *d, struct client *c, struct graph *g)
 	handle_free(&c->graphs->graphs, g->handle, AXON_HANDLE_GRAPH);
 	c->graphs->nodes -= g->nnodes;
 	free(g->members);
-	refs_free(&g->refs);
+	graph_refs_free(&g->refs);
 	free(g);
 }
 
@@ -573,109 +110,8 @@ static void exec_free(struct axond *d, struct client *c, struct graph_exec *x)
 		d->backend->graph_exec_fini(d, x);
 	handle_free(&c->graphs->execs, x->handle, AXON_HANDLE_GRAPH_EXEC);
 	c->graphs->nodes -= x->nnodes;
-	refs_free(&x->refs);
+	graph_refs_free(&x->refs);
 	free(x);
-}
-
-enum op_status op_capture_begin(struct op_ctx *o)
-{
-	struct client *c = o->c;
-	struct stream *s = stream_lookup(c, o->sqe->stream);
-	struct graph_client *gc;
-	struct graph *g;
-	struct work *w;
-
-	if (!graphs_built(o))
-		return OP_COMPLETE;
-	if (!s) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	o->ctx = s->ctx;
-	if (o->sqe->obj.arg0 > CU_STREAM_CAPTURE_MODE_RELAXED) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	gc = gc_get(c);
-	g = calloc(1, sizeof(*g));
-	if (!gc || !g)
-		goto err_oom;
-	if (cs_find(gc, s->handle)) {
-		free(g);
-		o->res = CUDA_ERROR_ILLEGAL_STATE;	/* what the driver says */
-		return OP_COMPLETE;
-	}
-	g->ctx = s->ctx->handle;
-	g->device = s->ctx->device;
-	g->origin = s->handle;
-	g->state = GRAPH_CAPTURING;
-	atomic_init(&g->end_res, GRAPH_END_PENDING);
-	if (handle_alloc(&gc->graphs, AXON_HANDLE_GRAPH, g, &g->handle))
-		goto err_oom;
-	w = graph_work(o, s, WORK_CAPTURE_BEGIN);
-	if (!w || !capture_join(gc, g, s->handle)) {
-		free(w);
-		handle_free(&gc->graphs, g->handle, AXON_HANDLE_GRAPH);
-		free(g->members);
-		goto err_oom;
-	}
-	gc->ncapturing++;
-	/* Its failure (the vendor refusing) shows at CAPTURE_END. */
-	w->want_cqe = false;
-	w->graph.graph = g;
-	work_submit(o, w);
-	o->aux[0] = g->handle;
-	return OP_COMPLETE;
-
-err_oom:
-	free(g);
-	o->res = CUDA_ERROR_OUT_OF_MEMORY;
-	return OP_COMPLETE;
-}
-
-enum op_status op_capture_end(struct op_ctx *o)
-{
-	struct client *c = o->c;
-	struct stream *s = stream_lookup(c, o->sqe->stream);
-	struct graph *g = graph_lookup(c, o->sqe->obj.handle);
-	struct capture_stream *cs;
-	uint32_t verdict, i;
-	struct work *w;
-
-	if (!graphs_built(o))
-		return OP_COMPLETE;
-	if (!s || !g) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	o->ctx = s->ctx;
-	cs = cs_find(c->graphs, s->handle);
-	if (!cs) {
-		o->res = CUDA_ERROR_ILLEGAL_STATE;	/* not capturing */
-		return OP_COMPLETE;
-	}
-	if (cs->graph != g->handle || g->origin != s->handle) {
-		o->res = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
-		return OP_COMPLETE;
-	}
-	w = graph_work(o, s, WORK_CAPTURE_END);
-	if (!w) {
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
-	/* Every forked stream must have been waited for by the capture
-	 * (approximation: by any member, not necessarily the origin). */
-	verdict = g->capture_error;
-	for (i = 0; i < g->nmembers && !verdict; i++)
-		if (g->members[i].stream != g->origin &&
-		    g->members[i].nodes > g->members[i].joined)
-			verdict = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
-	capture_close(c->graphs, g);
-	refs_normalize(&g->refs);
-	w->res = (int32_t)verdict;
-	w->aux0 = g->nnodes;	/* the completion's aux0; cuda: the driver's count */
-	w->graph.graph = g;
-	return work_submit(o, w);
 }
 
 enum op_status op_graph_instantiate(struct op_ctx *o)
@@ -685,7 +121,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 	struct graph_exec *x;
 	int32_t res;
 
-	if (!graphs_built(o))
+	if (!graph_ops_built(o))
 		return OP_COMPLETE;
 	if (!g) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;
@@ -702,7 +138,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_CONTEXT;
 		return OP_COMPLETE;
 	}
-	res = refs_check(c, &g->refs);
+	res = graph_refs_check(c, &g->refs);
 	if (res) {
 		o->res = res;
 		return OP_COMPLETE;
@@ -713,7 +149,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	x = calloc(1, sizeof(*x));
-	if (!x || !refs_merge(&x->refs, &g->refs))
+	if (!x || !graph_refs_merge(&x->refs, &g->refs))
 		goto err_oom;
 	x->ctx = g->ctx;
 	x->device = g->device;
@@ -724,7 +160,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 	res = o->d->backend->graph_instantiate(o->d, c, g, x, o->sqe->obj.arg0);
 	if (res) {
 		handle_free(&c->graphs->execs, x->handle, AXON_HANDLE_GRAPH_EXEC);
-		refs_free(&x->refs);
+		graph_refs_free(&x->refs);
 		free(x);
 		o->res = res;
 		return OP_COMPLETE;
@@ -735,7 +171,7 @@ enum op_status op_graph_instantiate(struct op_ctx *o)
 
 err_oom:
 	if (x)
-		refs_free(&x->refs);
+		graph_refs_free(&x->refs);
 	free(x);
 	o->res = CUDA_ERROR_OUT_OF_MEMORY;
 	return OP_COMPLETE;
@@ -748,7 +184,7 @@ enum op_status op_graph_launch(struct op_ctx *o)
 	struct work *w;
 	int32_t res;
 
-	if (!graphs_built(o))
+	if (!graph_ops_built(o))
 		return OP_COMPLETE;
 	if (!x || x->ctx != o->stream->ctx->handle) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;
@@ -758,7 +194,7 @@ enum op_status op_graph_launch(struct op_ctx *o)
 		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
-	res = refs_check(o->c, &x->refs);
+	res = graph_refs_check(o->c, &x->refs);
 	if (res) {
 		o->res = res;
 		return OP_COMPLETE;
@@ -787,7 +223,7 @@ enum op_status op_graph_destroy(struct op_ctx *o)
 {
 	struct graph *g = graph_lookup(o->c, o->sqe->obj.handle);
 
-	if (!graphs_built(o))
+	if (!graph_ops_built(o))
 		return OP_COMPLETE;
 	if (!g) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;
@@ -810,7 +246,7 @@ enum op_status op_graph_exec_destroy(struct op_ctx *o)
 {
 	struct graph_exec *x = exec_lookup(o->c, o->sqe->obj.handle);
 
-	if (!graphs_built(o))
+	if (!graph_ops_built(o))
 		return OP_COMPLETE;
 	if (!x) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;
@@ -857,10 +293,10 @@ static void update_ran(struct axond *d, struct client *c, void *obj)
 	(void)d;
 	update_unlink(c->graphs, u);
 	if (u->res == CUDA_SUCCESS) {
-		refs_free(&u->exec->refs);
+		graph_refs_free(&u->exec->refs);
 		u->exec->refs = u->refs;
 	} else {
-		refs_free(&u->refs);
+		graph_refs_free(&u->refs);
 	}
 	free(u);
 }
@@ -873,7 +309,7 @@ enum op_status op_graph_exec_update(struct op_ctx *o)
 	struct graph_update *u;
 	struct work *w;
 
-	if (!graphs_built(o))
+	if (!graph_ops_built(o))
 		return OP_COMPLETE;
 	if (!x || !g) {
 		o->res = CUDA_ERROR_INVALID_HANDLE;
@@ -894,7 +330,7 @@ enum op_status op_graph_exec_update(struct op_ctx *o)
 		o->res = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
 		return OP_COMPLETE;
 	}
-	o->res = refs_check(c, &g->refs);
+	o->res = graph_refs_check(c, &g->refs);
 	if (o->res)
 		return OP_COMPLETE;
 	/*
@@ -904,10 +340,10 @@ enum op_status op_graph_exec_update(struct op_ctx *o)
 	 */
 	w = graph_work(o, o->ctx->default_stream, WORK_GRAPH_UPDATE);
 	u = calloc(1, sizeof(*u));
-	if (!w || !u || !refs_merge(&u->refs, &g->refs) || !refs_merge(&x->refs, &g->refs)) {
+	if (!w || !u || !graph_refs_merge(&u->refs, &g->refs) || !graph_refs_merge(&x->refs, &g->refs)) {
 		free(w);
 		if (u)
-			refs_free(&u->refs);
+			graph_refs_free(&u->refs);
 		free(u);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
@@ -948,7 +384,7 @@ void graph_client_fini(struct axond *d, struct client *c)
 		struct graph_update *u = gc->updates;
 
 		gc->updates = u->next;
-		refs_free(&u->refs);
+		graph_refs_free(&u->refs);
 		free(u);
 	}
 	free(gc->cs);

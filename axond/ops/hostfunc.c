@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <cuda.h>
 #include "ops.h"
+#include "../work.h"
 
 static bool is_gate(const struct work *w)
 {
@@ -59,7 +60,7 @@ static void note_out(struct client *c, struct work *w)
 	if (w->type == WORK_EVENT_RECORD)
 		w->event.event->records_out++;
 	if (is_gate(w)) {
-		w->stream->held = true;
+		w->stream->mode |= STREAM_HELD;
 		w->stream->hold_token = w->user_data;
 		c->nheld++;
 	}
@@ -84,7 +85,7 @@ static bool must_park(struct work *w)
 		return true;
 	if (is_wide(w))
 		return c->nparked || c->nheld;
-	return w->stream->held || w->stream->parked || wait_blocked(w);
+	return (w->stream->mode & STREAM_HELD) || w->stream->parked || wait_blocked(w);
 }
 
 /* What a parked item holds of the daemon's memory. */
@@ -93,7 +94,9 @@ static uint64_t parked_size(const struct work *w)
 	return sizeof(*w) + (w->type == WORK_LAUNCH ? w->launch.args_size : 0);
 }
 
-bool hold_admit(struct axond *d, struct work *w)
+/* The admit hook: false when w would park beyond the client's parked
+ * limits (work_submit refuses it). */
+static bool hold_admit(struct axond *d, struct work *w)
 {
 	struct client *c = w->client;
 
@@ -105,7 +108,9 @@ bool hold_admit(struct axond *d, struct work *w)
 	return !must_park(w);
 }
 
-bool hold_park(struct axond *d, struct work *w)
+/* The park hook: parks w if a host function holds what it must follow
+ * (true), else notes it as handed out (false: work_submit submits it). */
+static bool hold_park(struct axond *d, struct work *w)
 {
 	struct client *c = w->client;
 
@@ -162,7 +167,8 @@ static void replay(struct axond *d, struct client *c)
 		else if (is_wide(w))
 			keep = kept_any || c->nheld;
 		else
-			keep = w->stream->held || w->stream->hold_pass == pass ||
+			keep = (w->stream->mode & STREAM_HELD) ||
+			       w->stream->hold_pass == pass ||
 			       wait_blocked(w);
 		if (keep) {
 			kept_any = true;
@@ -183,6 +189,12 @@ static void replay(struct axond *d, struct client *c)
 	}
 	c->parked_head = keep_head;
 	c->parked_tail = keep_tail;
+}
+
+/* The hold hooks (work.h): work_submit asks before it hands an item on. */
+static void __attribute__((constructor)) hold_register_hooks(void)
+{
+	work_register_hold(hold_admit, hold_park);
 }
 
 void hold_client_gone(struct axond *d, struct client *c)
@@ -255,8 +267,8 @@ enum op_status op_host_func(struct op_ctx *o)
 			return OP_COMPLETE;
 		}
 		/* A DONE for a WAIT that never held (it failed) is harmless. */
-		if (s->held && s->hold_token == a->handle) {
-			s->held = false;
+		if ((s->mode & STREAM_HELD) && s->hold_token == a->handle) {
+			s->mode &= ~STREAM_HELD;
 			o->c->nheld--;
 			replay(o->d, o->c);
 		}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cuda.h>
 #include "ops.h"
+#include "../dispatch.h"
 #include "../imagelimits.h"
 #include "../loader.h"
 

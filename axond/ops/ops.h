@@ -105,12 +105,6 @@ enum op_status op_devout_read(struct op_ctx *o);
 struct work *work_new(struct op_ctx *o, enum work_type type);
 enum op_status work_submit(struct op_ctx *o, struct work *w);
 void work_submit_now(struct axond *d, struct work *w);
-/* hostfunc.c: parks w if a host function holds what it must follow (true),
- * else notes it as handed out (false: the caller submits it). */
-bool hold_park(struct axond *d, struct work *w);
-/* hostfunc.c: false when w would park beyond the client's parked limits
- * (the caller refuses it). */
-bool hold_admit(struct axond *d, struct work *w);
 /* The client is gone: hand every parked item to the backend (which drops
  * a dead client's work). */
 void hold_client_gone(struct axond *d, struct client *c);

@@ -46,28 +46,28 @@ enum op_status op_private_call(struct op_ctx *o)
 		if (o->res)
 			return OP_COMPLETE;
 		/* The same object again (per context in the driver): one slot. */
-		for (idx = 0; idx < c->npriv_obj; idx++)
-			if (c->priv_obj[idx] == out && c->priv_obj_dev[idx] == ctx->device)
+		for (idx = 0; idx < c->priv.nobj; idx++)
+			if (c->priv.obj[idx] == out && c->priv.obj_dev[idx] == ctx->device)
 				break;
-		if (idx == c->npriv_obj) {
-			if (c->npriv_obj == AXON_MAX_PRIV_OBJS) {
+		if (idx == c->priv.nobj) {
+			if (c->priv.nobj == AXON_MAX_PRIV_OBJS) {
 				o->res = CUDA_ERROR_OUT_OF_MEMORY;
 				return OP_COMPLETE;
 			}
-			c->priv_obj_dev[idx] = ctx->device;
-			c->priv_obj[c->npriv_obj++] = out;
+			c->priv.obj_dev[idx] = ctx->device;
+			c->priv.obj[c->priv.nobj++] = out;
 		}
 		o->aux[0] = idx + 1;	/* 0 is never a valid object */
 		return OP_COMPLETE;
 	case AXON_PRIV_CTX_OBJ_QUERY:
 		/* Only an object of this client, from a context of the same
 		 * device: the driver's entry point trusts what it is given. */
-		if (!arg || arg > c->npriv_obj || c->priv_obj_dev[arg - 1] != ctx->device) {
+		if (!arg || arg > c->priv.nobj || c->priv.obj_dev[arg - 1] != ctx->device) {
 			o->res = CUDA_ERROR_INVALID_HANDLE;
 			return OP_COMPLETE;
 		}
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call,
-						     c->priv_obj[arg - 1], &out);
+						     c->priv.obj[arg - 1], &out);
 		o->aux[0] = out;
 		return OP_COMPLETE;
 	case AXON_PRIV_LT_OBJS:
@@ -79,16 +79,16 @@ enum op_status op_private_call(struct op_ctx *o)
 		 * only says this client asked for it. */
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call, 0, &out);
 		if (!o->res)
-			c->priv_lt_pair = true;
+			c->priv.lt_pair = true;
 		o->aux[0] = 1;
 		return OP_COMPLETE;
 	case AXON_PRIV_LT_QUERY:
 		/* Small integers only: the entry point is the driver's, and
 		 * what it does with them is not known. */
-		if ((uint32_t)arg != 1 || !c->priv_lt_pair ||
+		if ((uint32_t)arg != 1 || !c->priv.lt_pair ||
 		    ((arg >> 32) & 0xffff) >= AXON_PRIV_LT_ARG_MAX ||
 		    (arg >> 48) >= AXON_PRIV_LT_ARG_MAX) {
-			o->res = (uint32_t)arg != 1 || !c->priv_lt_pair ?
+			o->res = (uint32_t)arg != 1 || !c->priv.lt_pair ?
 				 CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 			return OP_COMPLETE;
 		}

@@ -99,7 +99,7 @@ enum op_status op_stream_sync(struct op_ctx *o)
 	/* An idle stream completes at once, without the executor's round
 	 * trip (errors of its work were latched before it was counted). */
 	if (__atomic_load_n(&o->stream->completed, __ATOMIC_ACQUIRE) ==
-	    o->stream->submitted && !o->stream->held)	/* hostfunc.c */
+	    o->stream->submitted && !(o->stream->mode & STREAM_HELD))
 		return OP_COMPLETE;
 	w = work_new(o, WORK_MARKER);
 	if (!w) {

@@ -264,8 +264,8 @@ static void *executor(void *arg)
 			 * what the daemon does about it is tested here. */
 			if (d->cfg.sim_fault_process &&
 			    (res == CUDA_ERROR_ASSERT || res == CUDA_ERROR_ILLEGAL_ADDRESS))
-				axond_request_restart(d, "device fault (--sim-fault=process)",
-						      res, w->client->id);
+				work_device_fault(d, "device fault (--sim-fault=process)",
+						  res, w->client->id);
 		}
 		work_done(d, w, res);
 	}

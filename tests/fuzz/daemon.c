@@ -17,6 +17,8 @@
 #include <axon/libaxon.h>
 #include "daemon.h"
 #include "backend.h"
+#include "dispatch.h"
+#include "options.h"
 #include "kernelset.h"
 
 #define STUCK_NS	(10ULL * 1000 * 1000 * 1000)
