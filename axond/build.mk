@@ -7,7 +7,9 @@ AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/d
 	axond/ops/mem.c axond/ops/copy.c axond/ops/module.c axond/ops/launch.c \
 	axond/ops/stream.c axond/ops/event.c axond/ops/hostmem.c \
 	axond/sim/sim.c axond/sim/device.c \
-	axond/cuda/cuda.c axond/cuda/vendor.c axond/cuda/hostmem.c axond/cuda/profile.c axond/cuda/collapse.c
+	axond/cuda/cuda.c axond/cuda/info.c axond/cuda/registrar.c axond/cuda/window.c \
+	axond/cuda/exec.c axond/cuda/inflight.c axond/cuda/module.c axond/cuda/occupancy.c \
+	axond/cuda/private.c axond/cuda/vendor.c axond/cuda/hostmem.c axond/cuda/profile.c axond/cuda/collapse.c
 # launch variants, function attributes, host functions, tensor maps
 AXOND_SRCS += axond/ops/funcattr.c axond/ops/hostfunc.c axond/ops/tensormap.c \
 	axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c

@@ -14,10 +14,12 @@
 #include <stdlib.h>
 
 #include "../axond.h"
+#include "../backend.h"
 #include "collapse.h"
 #include "context.h"
 #include "cuerr.h"
 #include "devout.h"
+#include "state.h"
 #include "vendor.h"
 
 #define POOL_MAX	64
@@ -290,4 +292,135 @@ void gctx_put(struct cu_gctx *g)
 		pthread_mutex_unlock(&pool.lock);
 	}
 	free(g);
+}
+
+/* ---- the context current on each thread --------------------------------- */
+
+/*
+ * A context switch costs the driver more than the store it looks like, so
+ * none when the context is current already. Every switch of the threads
+ * that use it (executors, dispatcher) goes through here, or the cache
+ * would lie; others (the registrars, the keeper) switch for themselves.
+ */
+static __thread CUcontext thread_ctx;
+/* The executor's profile, on its own thread (NULL elsewhere). */
+static __thread struct exec_prof *thread_prof;
+
+void cu_thread_profile(struct exec_prof *p)
+{
+	thread_prof = p;
+}
+
+void cu_set_current(CUcontext ctx)
+{
+	if (thread_ctx != ctx) {
+		uint64_t t0 = prof_start();
+
+		vd.cuCtxSetCurrent(ctx);
+		thread_ctx = ctx;
+		prof_end(thread_prof, PROF_CTX_SWITCH, t0);
+	}
+}
+
+/* The context a work item runs in (NULL for device-wide items). */
+struct cu_gctx *cu_gctx_of(const struct work *w)
+{
+	struct cu_client *cc = w->client->backend_priv;
+
+	if (!w->stream || !cc)
+		return NULL;
+	return cc->g[w->stream->ctx->device];
+}
+
+/*
+ * Makes g current on executor cd. The executor holds a reference on the
+ * context it has current, so the context cannot be destroyed under it (a
+ * destroyed current context fails every later call, and one made at the
+ * same address would fool cu_set_current's cache) and it need not switch back
+ * to the primary context after every batch: with one client, as in a
+ * worker process, it never switches at all. It lets go before it sleeps.
+ */
+void cu_exec_enter(struct cu_dev *cd, struct cu_gctx *g, struct client *c)
+{
+	if (cd->cur != g) {
+		struct cu_gctx *old = cd->cur;
+
+		atomic_fetch_add(&g->refs, 1);
+		cu_set_current(g->ctx);
+		cd->cur = g;
+		gctx_put(old);	/* no longer current here */
+	} else {
+		/* A module unloaded on this thread may have switched
+		 * (cuda_module_unload); a no-op otherwise. */
+		cu_set_current(g->ctx);
+	}
+	cu_devout_sink(c);	/* what a launch flushes is c's */
+}
+
+/* Back to the primary context, letting go of the client's (executor). */
+void cu_exec_primary(struct cu_dev *cd)
+{
+	struct cu_gctx *old = cd->cur;
+
+	cu_set_current(cd->ctx);
+	cd->cur = NULL;
+	gctx_put(old);
+}
+
+/* The group context a client joins on device dev: its own (context mode)
+ * or the device's shared one, replaced once poisoned. Dispatcher. */
+struct cu_gctx *cu_join(int dev)
+{
+	struct cu_dev *cd = &cu.dev[dev];
+	struct cu_gctx *g, *old = NULL;
+
+	if (!cu.shared_mode)
+		return gctx_new(dev, false);
+	g = cd->shared;
+	if (g && atomic_load(&g->poison)) {
+		/* Its clients keep it (and its error) until they leave. */
+		old = g;
+		g = cd->shared = NULL;
+		log_warn("cuda: device %d: new clients get a new shared context", dev);
+	}
+	if (!g)
+		g = cd->shared = gctx_new(dev, true);	/* the device's reference */
+	if (g)
+		atomic_fetch_add(&g->refs, 1);
+	gctx_put(old);
+	return g;
+}
+
+/* The client's context on device dev, joined at first use. Dispatcher. */
+struct cu_gctx *cu_client_gctx(struct client *c, int dev)
+{
+	struct cu_client *cc = c->backend_priv;
+
+	if (!cc || dev < 0 || dev >= cu.ndev)
+		return NULL;
+	if (!cc->g[dev])
+		cc->g[dev] = cu_join(dev);
+	return cc->g[dev];
+}
+
+CUresult cuda_enter(struct client *c, int dev)
+{
+	struct cu_gctx *g = cu_client_gctx(c, dev);
+
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (atomic_load(&g->poison))
+		return (CUresult)atomic_load(&g->poison);
+	cu_set_current(g->ctx);
+	cu_devout_sink(c);
+	return CUDA_SUCCESS;
+}
+
+void cuda_leave(void)
+{
+	cu_devout_collect();
+	cu_devout_sink(NULL);
+	/* The dispatcher's own calls (VMM, registrations) are per process:
+	 * device 0's primary context serves them. */
+	cu_set_current(cu.dev[0].ctx);
 }

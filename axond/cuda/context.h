@@ -49,12 +49,32 @@ void gctx_put(struct cu_gctx *g);
 bool cu_sticky(CUresult r);
 
 struct client;
+struct cu_dev;
+struct exec_prof;
+struct work;
+
+/* Makes ctx current on this thread, unless it is already (cached per
+ * thread: every switch of the executors and the dispatcher goes here). */
+void cu_set_current(CUcontext ctx);
+/* The executor's profile, for the switches it makes (its own thread). */
+void cu_thread_profile(struct exec_prof *p);
+/* The context a work item runs in (NULL for device-wide items). */
+struct cu_gctx *cu_gctx_of(const struct work *w);
+/* Executor cd: makes g current (holding a reference), output to c's. */
+void cu_exec_enter(struct cu_dev *cd, struct cu_gctx *g, struct client *c);
+/* Executor cd: back to the primary context, letting go of the client's. */
+void cu_exec_primary(struct cu_dev *cd);
+/* The context a new client joins on device dev (a reference). Dispatcher. */
+struct cu_gctx *cu_join(int dev);
+/* The client's context on device dev, joined at first use. Dispatcher. */
+struct cu_gctx *cu_client_gctx(struct client *c, int dev);
+
 /*
  * For driver calls the dispatcher makes for client c on device dev (module
  * loads and lookups, graph instantiation): makes the client's context
  * current, with c as the sink of any printf output the call flushes.
  * Returns 0, or the CUresult to fail with (the context is poisoned, or
- * none could be made); cuda_leave() undoes it either way. cuda.c.
+ * none could be made); cuda_leave() undoes it either way.
  */
 CUresult cuda_enter(struct client *c, int dev);
 void cuda_leave(void);

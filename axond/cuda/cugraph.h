@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The cuda backend's graph side (graph.c), as cuda.c calls it. */
+/* The cuda backend's graph side (graph.c), as exec.c and cuda.c call it. */
 #ifndef AXOND_CUDA_CUGRAPH_H
 #define AXOND_CUDA_CUGRAPH_H
 

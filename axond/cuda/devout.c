@@ -139,7 +139,7 @@ void cu_devout_fallback(struct client *c)
 
 /*
  * Give fd 1 back to what it was, so that a process axond starts (its own
- * restart after a device fault, axond_request_restart) writes to the real
+ * restart after a device fault, main.c) writes to the real
  * stdout, not to a pipe nobody reads.
  */
 void cu_devout_restore(void)

@@ -5,7 +5,7 @@
  * the executor that issues it also serves other clients and the dispatcher
  * maps memory meanwhile, which the stricter modes would forbid (the modes a
  * client asks for are enforced by the shim). The stream's later items are
- * issued as usual and so become the vendor graph's nodes; cuda.c finishes
+ * issued as usual and so become the vendor graph's nodes; exec.c finishes
  * them as soon as they are issued instead of recording a tracking event,
  * which would otherwise end up in the client's graph (cuda_graph_immediate).
  * Forks and joins need nothing here: a wait on an event recorded in the

@@ -7,7 +7,7 @@
  *
  * cuMemHostRegister costs ~0.6 ms per MiB on the H200, far too long for the
  * dispatcher, so a registrar thread of its own does it (the data areas'
- * registrar in cuda.c serves connects; a large pinned allocation must not
+ * registrar in registrar.c serves connects; a large pinned allocation must not
  * queue behind them or hold them up). The client's HOSTMEM_REGISTER
  * completes when the registration has finished, as cuMemHostAlloc returns
  * only once the memory is pinned natively. PORTABLE makes the registration

@@ -4,7 +4,7 @@
  * cuMemCreate is the driver's cuMemCreate, its handle kept by the daemon
  * (the client gets an axon handle, ops/vmm.c); its cuMemMap maps that
  * handle at the same address inside the client's window, which the daemon
- * reserved for it (cuda.c:cuda_client_init), so kernels see the client's
+ * reserved for it (window.c:cuda_client_init), so kernels see the client's
  * addresses unchanged, and two mappings of one handle alias as they do
  * natively. Minted memory never shares a granularity page with such a
  * mapping: the daemon refuses a mapping that overlaps anything the client
