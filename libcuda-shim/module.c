@@ -132,9 +132,7 @@ static CUresult load(CUmodule *mod, const void *image, size_t len)
 		shim_unlock();
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, AXON_OP_MODULE_LOAD, sc->handle, 0, 0);
-	sqe->obj.data_off = (uint32_t)off;
-	sqe->obj.data_len = (uint32_t)len;
+	axon_prep_module_load(sqe, sc->handle, (uint32_t)off, (uint32_t)len);
 	r = shim_sync_op(sqe, &w);
 	shim_data_done(id);
 	if (!r)
@@ -209,8 +207,8 @@ SHIM_EXPORT CUresult cuModuleUnload(CUmodule mod)
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
-		axon_prep_obj(sqe, AXON_OP_MODULE_UNLOAD, (uint64_t)(uintptr_t)mod, 0, 0);
-		sqe->flags = AXON_SQE_F_DEFERRED;
+		axon_prep_module_unload(sqe, (uint64_t)(uintptr_t)mod);
+		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
 		shim_flush();
 	}
 	shim_unlock();
@@ -236,9 +234,12 @@ static CUresult named_op(unsigned int op, CUmodule mod, const char *name,
 		shim_data_done(id);
 		return shim_gone_error();
 	}
-	axon_prep_obj(sqe, op, (uint64_t)(uintptr_t)mod, 0, 0);
-	sqe->obj.data_off = (uint32_t)off;
-	sqe->obj.data_len = (uint32_t)len;
+	if (op == AXON_OP_MODULE_GET_FUNC)
+		axon_prep_module_get_func(sqe, (uint64_t)(uintptr_t)mod, (uint32_t)off,
+					  (uint32_t)len);
+	else
+		axon_prep_module_get_global(sqe, (uint64_t)(uintptr_t)mod, (uint32_t)off,
+					    (uint32_t)len);
 	r = shim_sync_op(sqe, w);
 	if (!r && out)
 		memcpy(out, shim.ring.data + off, reply);
@@ -344,9 +345,8 @@ CUresult shim_module_func_names(CUmodule mod, char **names, uint32_t *count)
 			shim_unlock();
 			return shim_gone_error();
 		}
-		axon_prep_obj(sqe, AXON_OP_MODULE_FUNCS, (uint64_t)(uintptr_t)mod, 0, 0);
-		sqe->obj.data_off = (uint32_t)off;
-		sqe->obj.data_len = (uint32_t)len;
+		axon_prep_module_funcs(sqe, (uint64_t)(uintptr_t)mod, (uint32_t)off,
+				       (uint32_t)len);
 		r = shim_sync_op(sqe, &w);
 		if (!r && w.aux[1] <= len && w.aux[0] <= w.aux[1]) {
 			*names = w.aux[1] ? malloc(w.aux[1]) : NULL;
