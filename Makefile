@@ -56,6 +56,7 @@ include lib/build.mk
 include axond/build.mk
 include libcuda-shim/build.mk
 include tools/build.mk
+include man/build.mk
 include tests/build.mk
 include libnvml-shim/build.mk
 include tests/cudart/cudart.mk
