@@ -21,6 +21,7 @@
 #include "work.h"
 #include "namemap.h"
 #include "rangemap.h"
+#include "transport.h"
 
 struct backend;
 struct work;
@@ -162,31 +163,21 @@ struct client_priv {
 	bool lt_pair;		/* was given 1734dc26's objects */
 };
 
-enum client_transport {
-	CLIENT_UNIX = 1,	/* socket + memfd (advisory) */
-	CLIENT_KMOD = 2,	/* /dev/axon (kernel-enforced) */
-};
-
 struct client {
 	uint64_t id;
-	int transport;		/* CLIENT_* */
-	uint64_t kmod_id;	/* the kernel's id of a CLIENT_KMOD client */
-	int kmod_fd;		/* its AXON_IOC_CLIENT_FD descriptor */
-	bool pooled;		/* its region came from the pool (prepared) */
-	void *kmod_maps[6];	/* its region, one mapping per part */
-	size_t kmod_map_len[6];
-	uint64_t cgroup_id;
+	/* How we reach it (transport.h) and that transport's own state. */
+	const struct client_transport *xport;
+	union client_conn conn;
+	/* Identity, as its transport learnt it. */
+	uint64_t kmod_id;	/* the kernel's id (kernel transport), else 0 */
+	uint64_t cgroup_id;	/* (kernel transport), else 0 */
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
 	char comm[32];
 	uint64_t connect_ns;
 
-	int sock_fd;
-	int doorbell_fd;
-	int region_fd;
-	void *region;
-	size_t region_size;
+	size_t region_size;	/* bytes of its shared region */
 	struct axon_params params;
 	struct axon_client_page *cpage;		/* untrusted */
 	struct axon_daemon_page *dpage;
@@ -360,11 +351,12 @@ void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *a
 			   void *arg);
 
 /* client.c */
-struct client *client_create(struct axond *d, int sock_fd,
-			     const struct axon_hello *hello,
-			     struct axon_welcome *w);
-struct client *client_alloc(struct axond *d);
-int client_default_geometry(struct axond *d, struct axon_params *p);
+struct client *client_alloc(struct axond *d, const struct client_transport *t);
+int welcome_error(struct axon_welcome *w, int status, const char *msg);
+/* Device memory through the client's transport (kernel: its cgroup);
+ * -EDQUOT past a limit. */
+int client_charge(struct axond *d, struct client *c, uint64_t bytes);
+void client_uncharge(struct axond *d, struct client *c, uint64_t bytes);
 
 /* pool.c: regions made ahead of time */
 int region_create(size_t size, int *fd, void **map);
@@ -375,16 +367,6 @@ void region_pool_fini(struct axond *d);
 int client_activate(struct axond *d, struct client *c, struct axon_welcome *w);
 void client_free(struct client *c);
 
-/* kmod.c: the /dev/axon transport */
-int kmod_attach(struct axond *d);
-void kmod_events(struct axond *d);
-void kmod_wake(struct axond *d, struct client *c);
-int kmod_charge(struct axond *d, struct client *c, uint64_t bytes);
-void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes);
-void kmod_disconnect(struct axond *d, struct client *c, int error);
-void kmod_client_gone(struct axond *d, struct client *c);
-void kmod_client_fini(struct client *c);
-void kmod_detach(struct axond *d);
 void client_get(struct client *c);
 void client_put(struct axond *d, struct client *c);
 void client_disconnect(struct axond *d, struct client *c);

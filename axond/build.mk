@@ -1,7 +1,8 @@
 # axond: the daemon.
 AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/dispatch.c \
 	axond/work.c axond/mint.c axond/tables.c axond/stats.c axond/log.c \
-	axond/clock.c axond/trace.c axond/kmod.c axond/pool.c axond/supervisor.c axond/worker.c axond/ctl.c \
+	axond/clock.c axond/trace.c axond/pool.c axond/supervisor.c axond/worker.c axond/ctl.c \
+	axond/transport-unix.c axond/transport-kmod.c \
 	axond/backends.c \
 	axond/ops/table.c axond/ops/common.c axond/ops/nop.c axond/ops/ctx.c \
 	axond/ops/mem.c axond/ops/copy.c axond/ops/module.c axond/ops/launch.c \

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A client's life: created from a hello on the socket (region, doorbell,
- * identity, tables, backend state), torn down when it disconnects or dies.
+ * A client's life, whatever its transport: allocated and activated (its
+ * window, backend state, credit and place in the list) once its transport
+ * (transport-unix.c, transport-kmod.c) has set up its region and identity;
+ * torn down when it disconnects or dies.
  *
  * References: the dispatcher holds one from creation until disconnect;
  * every queued work item and done-queue entry holds one. The last put frees
@@ -10,19 +12,13 @@
  */
 #include <errno.h>
 #include <malloc.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <cuda.h>
 
 #include <axon/libaxon.h>
-#include <linux/axon-layout.h>
 #include "axond.h"
 #include "backend.h"
 #include "devout.h"
@@ -33,131 +29,12 @@
 #include "memquota.h"
 #include "vaslot.h"
 
-static int hello_error(struct axon_welcome *w, int status, const char *msg)
+/* A refusal in the welcome (or the kernel's answer); returns status. */
+int welcome_error(struct axon_welcome *w, int status, const char *msg)
 {
 	w->status = status;
 	snprintf(w->message, sizeof(w->message), "%s", msg);
 	return status;
-}
-
-static int negotiate(struct axond *d, const struct axon_hello *h,
-		     struct axon_params *p, struct axon_welcome *w);
-
-/* The geometry a client asking for the defaults gets (pool.c). */
-int client_default_geometry(struct axond *d, struct axon_params *p)
-{
-	struct axon_hello h = { .magic = AXON_MAGIC, .abi_major = AXON_ABI_MAJOR };
-	struct axon_welcome w;
-
-	return negotiate(d, &h, p, &w);
-}
-
-/* Checks the hello and fills the geometry the client will get. */
-static int negotiate(struct axond *d, const struct axon_hello *h,
-		     struct axon_params *p, struct axon_welcome *w)
-{
-	const struct axon_params *req = &h->params;
-	const struct axon_layout_rules rules = {
-		.page_size = AXON_PAGE_SIZE,
-		.default_data_size = d->cfg.default_data_size,
-		.max_data_size = AXON_MAX_DATA_SIZE,
-	};
-	/* The sizes asked for; the layout fills in the rest. */
-	struct axon_params granted = {
-		.sq_entries = req->sq_entries,
-		.cq_entries = req->cq_entries,
-		.data_size = req->data_size,
-	};
-	uint32_t bad;
-	unsigned int i;
-
-	if (h->abi_major != AXON_ABI_MAJOR) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "ABI %u.%u not supported (axond speaks %u.%u)",
-			 h->abi_major, h->abi_minor, AXON_ABI_MAJOR, AXON_ABI_MINOR);
-		return hello_error(w, -EPROTO, msg);
-	}
-	if (h->flags || req->flags)
-		return hello_error(w, -EINVAL, "unknown flags in hello");
-	if (h->target_client || h->target_pid || h->resv || req->resv0)
-		return hello_error(w, -EINVAL, "reserved hello fields must be zero");
-	for (i = 0; i < sizeof(req->resv) / sizeof(req->resv[0]); i++)
-		if (req->resv[i])
-			return hello_error(w, -EINVAL, "reserved hello fields must be zero");
-	if (axon_region_layout(&granted, &rules, &bad))
-		return hello_error(w, -EINVAL, bad == AXON_LAYOUT_BAD_SQ ? "sq_entries too large" :
-				   bad == AXON_LAYOUT_BAD_CQ ? "cq_entries out of range" :
-				   bad == AXON_LAYOUT_BAD_DATA ? "data_size too large" :
-				   "the region cannot be laid out");
-	*p = granted;
-	p->features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
-	return 0;
-}
-
-static int map_region(struct axond *d, struct client *c)
-{
-	const struct axon_params *p = &c->params;
-	void *map;
-	int ret;
-
-	/* A region made ahead of time when the client asked for the default
-	 * sizes (pool.c), else a new one. */
-	if (region_pool_take(d, p, &c->region_fd, &map) == 0) {
-		c->pooled = true;
-		/*
-		 * A worker serves this one client: another region would only
-		 * cost it start-up. Making one (a 64 MiB fallocate here, then
-		 * its pinning, which the driver serialises with this client's
-		 * first module load) put ~30 ms into cuInit and ~50 ms into
-		 * the first load on the H200.
-		 */
-		if (!axond_is_worker(d))
-			region_pool_refill(d);
-	} else {
-		ret = region_create(p->region_size, &c->region_fd, &map);
-		if (ret)
-			return ret;
-	}
-	c->region = map;
-	c->region_size = p->region_size;
-	c->cpage = (void *)((char *)c->region + p->off_client);
-	c->dpage = (void *)((char *)c->region + p->off_daemon);
-	c->frontier = (void *)((char *)c->region + p->off_frontier);
-	c->sqes = (const void *)((char *)c->region + p->off_sqes);
-	c->cqes = (void *)((char *)c->region + p->off_cqes);
-	c->data = (unsigned char *)c->region + p->off_data;
-	c->sq_entries = p->sq_entries;
-	c->sq_mask = p->sq_entries - 1;
-	c->cq_entries = p->cq_entries;
-	c->cq_mask = p->cq_entries - 1;
-	c->dpage->sq_mask = c->sq_mask;
-	c->dpage->sq_entries = c->sq_entries;
-	c->dpage->cq_mask = c->cq_mask;
-	c->dpage->cq_entries = c->cq_entries;
-	return 0;
-}
-
-static void read_identity(struct client *c)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	char path[64];
-	FILE *f;
-
-	if (getsockopt(c->sock_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-		c->pid = cred.pid;
-		c->uid = cred.uid;
-		c->gid = cred.gid;
-	}
-	snprintf(c->comm, sizeof(c->comm), "?");
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)c->pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(c->comm, sizeof(c->comm), f))
-			c->comm[strcspn(c->comm, "\n")] = 0;
-		fclose(f);
-	}
 }
 
 static int init_tables(struct client *c)
@@ -261,16 +138,7 @@ void client_free(struct client *c)
 	/* The backend released the window: it may serve another client. */
 	vaslot_put(c);
 	devout_free(c);
-	/* A worker's client's region stays mapped until the worker ends:
-	 * the cuda backend unregisters its data area only then (leftover). */
-	if (c->region && !axond_is_worker(d))
-		munmap(c->region, c->region_size);
-	if (c->region_fd >= 0)
-		close(c->region_fd);
-	if (c->doorbell_fd >= 0)
-		close(c->doorbell_fd);
-	if (c->transport == CLIENT_KMOD)
-		kmod_client_fini(c);
+	c->xport->fini(d, c);
 	free(c);
 	/* A worker waits for this to say it is idle; its dispatcher may be
 	 * asleep when an executor drops the last reference. */
@@ -287,6 +155,17 @@ void client_free(struct client *c)
 	}
 }
 
+int client_charge(struct axond *d, struct client *c, uint64_t bytes)
+{
+	return bytes ? c->xport->charge(d, c, bytes) : 0;
+}
+
+void client_uncharge(struct axond *d, struct client *c, uint64_t bytes)
+{
+	if (bytes)
+		c->xport->uncharge(d, c, bytes);
+}
+
 void client_get(struct client *c)
 {
 	atomic_fetch_add(&c->refs, 1);
@@ -299,15 +178,17 @@ void client_put(struct axond *d, struct client *c)
 		client_free(c);
 }
 
-/* A fresh client object: locks, maps and tables, no transport yet. */
-struct client *client_alloc(struct axond *d)
+/* A fresh client object of transport t: locks, maps and tables, the
+ * transport's state still empty. */
+struct client *client_alloc(struct axond *d, const struct client_transport *t)
 {
 	struct client *c = calloc(1, sizeof(*c));
 
 	the_daemon = d;
 	if (!c)
 		return NULL;
-	c->region_fd = c->doorbell_fd = c->sock_fd = c->kmod_fd = -1;
+	c->xport = t;
+	t->init(c);
 	atomic_init(&c->refs, 1);
 	pthread_mutex_init(&c->alloc_lock, NULL);
 	pthread_mutex_init(&c->err_lock, NULL);
@@ -366,7 +247,7 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	/* The backend may place the window itself (it reserves it). */
 	ret = d->backend->client_init(d, c);
 	if (ret)
-		return hello_error(w, ret, "the device backend refused the client");
+		return welcome_error(w, ret, "the device backend refused the client");
 	/* ...and then frees it itself: the slot is not needed. */
 	if (c->params.va_base != slot_base)
 		vaslot_put(c);
@@ -381,15 +262,13 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	/* Its user's memory share; the credit counts against the quotas. */
 	ret = mq_client_join(d, c);
 	if (ret)
-		return hello_error(w, ret, "out of memory");
+		return welcome_error(w, ret, "out of memory");
 	if (credit > mq_quota_room(d, c))
 		credit = mq_quota_room(d, c);
 	mq_reserved_add(d, c, credit);
 	c->params.mint_credit = credit;
-	c->params.features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER;
-	/* Shared host memory needs the socket to pass descriptors on. */
-	if (c->transport == CLIENT_UNIX)
-		c->params.features |= AXON_FEAT_HOSTMEM;
+	c->params.features = AXON_FEAT_DEFERRED | AXON_FEAT_MINT | AXON_FEAT_FRONTIER |
+			     c->xport->features;
 	c->dpage->mint_credit = credit;
 
 	w->status = 0;
@@ -401,51 +280,9 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 		d->clients->prev = c;
 	d->clients = c;
 	log_info("client %llu connected (%s): pid %d uid %u (%s)",
-		 (unsigned long long)c->id, c->transport == CLIENT_KMOD ? "kmod" : "unix",
+		 (unsigned long long)c->id, c->xport->name,
 		 (int)c->pid, (unsigned int)c->uid, c->comm);
 	return 0;
-}
-
-struct client *client_create(struct axond *d, int sock_fd,
-			     const struct axon_hello *hello,
-			     struct axon_welcome *w)
-{
-	struct client *c;
-	int ret;
-
-	if (d->nclients >= d->cfg.max_clients) {
-		hello_error(w, -EBUSY, "too many clients");
-		return NULL;
-	}
-	c = client_alloc(d);
-	if (!c) {
-		hello_error(w, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	c->transport = CLIENT_UNIX;
-	c->sock_fd = sock_fd;
-	if (negotiate(d, hello, &c->params, w))
-		goto err_free;
-	c->params.client_id = c->id;
-	read_identity(c);
-	ret = map_region(d, c);
-	if (ret) {
-		hello_error(w, ret, "cannot set up the client's rings");
-		goto err_free;
-	}
-	c->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->doorbell_fd < 0) {
-		hello_error(w, -errno, "cannot create the doorbell");
-		goto err_free;
-	}
-	if (client_activate(d, c, w))
-		goto err_free;
-	return c;
-
-err_free:
-	c->sock_fd = -1;	/* the caller owns it on failure */
-	client_free(c);
-	return NULL;
 }
 
 /*
@@ -461,17 +298,7 @@ void client_disconnect(struct axond *d, struct client *c)
 	atomic_store(&c->dead_for_worker, true);
 	c->dpage->state = AXON_CLIENT_STATE_DEAD;
 	c->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
-	if (c->sock_fd >= 0) {
-		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->sock_fd, NULL);
-		close(c->sock_fd);
-	}
-	if (c->doorbell_fd >= 0) {
-		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->doorbell_fd, NULL);
-		close(c->doorbell_fd);
-	}
-	c->sock_fd = c->doorbell_fd = -1;
-	if (c->transport == CLIENT_KMOD)
-		kmod_client_gone(d, c);
+	c->xport->close(d, c);
 	mq_client_leave(d, c);	/* its user's share, before the counts go */
 	d->mem_used -= c->bytes_mapped;
 	d->mem_reserved -= c->mint_credit;

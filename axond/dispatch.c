@@ -6,10 +6,8 @@
  * code that writes a client's CQ.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <cuda.h>
 
@@ -67,10 +65,7 @@ void dispatch_wake_client(struct axond *d, struct client *c)
 	axon_smp_mb();
 	if (!(axon_read_once(&c->cpage->cq_flags) & AXON_CQ_F_WAITING))
 		return;
-	if (c->transport == CLIENT_KMOD)
-		kmod_wake(d, c);
-	else
-		syscall(SYS_futex, &c->dpage->cq_tail, FUTEX_WAKE, 1, NULL, NULL, 0);
+	c->xport->wake(d, c);
 }
 
 /* Writes one CQE and publishes it; the caller wakes the client. */
@@ -303,8 +298,7 @@ int dispatch_client(struct axond *d, struct client *c, unsigned int budget)
 		c->dpage->sq_dropped++;
 		log_warn("client %llu: SQ tail %u beyond ring (head %u), disconnecting",
 			 (unsigned long long)c->id, tail, c->sq_head);
-		if (c->transport == CLIENT_KMOD)
-			kmod_disconnect(d, c, -EPROTO);
+		c->xport->disconnect(d, c, -EPROTO);
 		client_disconnect(d, c);
 		return 1;
 	}

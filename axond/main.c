@@ -31,7 +31,6 @@
 #include "options.h"
 #include "dispatch.h"
 #include "ops/ops.h"
-#include "ops/hostmem.h"
 #include "access.h"
 
 /* Runs every op table entry through the start-up check, as io_uring does. */
@@ -180,20 +179,12 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 	} else if (tag & EV_TRACER_BIT) {
 		/* Tracers only listen; anything else means they left. */
 		trace_hangup(d, tag);
-	} else if (tag & EV_DOORBELL_BIT) {
+	} else {
+		/* A descriptor the client's transport registered for it. */
 		struct client *c = (struct client *)(uintptr_t)(tag & ~EV_DOORBELL_BIT);
 
 		if (!c->dead)
-			drain_fd(c->doorbell_fd);
-	} else {
-		struct client *c = (struct client *)(uintptr_t)tag;
-
-		/* After the hello clients send only descriptors of shared
-		 * host memory (ops/hostmem.c); anything else, or a hang-up,
-		 * means gone (or misbehaving, which ends the same way). */
-		if (!c->dead && (ev->events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR) ||
-				 hostmem_sock_readable(d, c) < 0))
-			client_disconnect(d, c);
+			c->xport->event(d, c, tag, ev->events);
 	}
 }
 

@@ -32,7 +32,7 @@ static int take(struct axond *d, struct client *c, struct alloc *al)
 	if (ret)
 		return ret;
 	/* Past the arena or a quota, or refused by the client's cgroup. */
-	if (al->len - from_credit > mq_room(d, c) || kmod_charge(d, c, al->len)) {
+	if (al->len - from_credit > mq_room(d, c) || client_charge(d, c, al->len)) {
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, al->addr, NULL);
 		pthread_mutex_unlock(&c->alloc_lock);
@@ -91,7 +91,7 @@ void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr)
 	 * the kernel gave its charges back itself. */
 	if (!c->dead) {
 		mq_used_sub(d, c, al->len);
-		kmod_uncharge(d, c, al->len);
+		client_uncharge(d, c, al->len);
 	}
 	free(al);
 }

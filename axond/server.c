@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The unix-socket transport: listen, accept, read the hello, answer with
- * the welcome and the client's descriptors (SCM_RIGHTS), or with the stats
- * document. Identity comes from SO_PEERCRED, never from the client.
+ * The unix socket's listener: listen, accept, read the hello and route it:
+ * a client to the socket transport (transport-unix.c, which answers with
+ * the welcome and the client's descriptors), a stats request to the stats
+ * document, a tracer to trace.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -495,7 +496,6 @@ void server_hello(struct axond *d, uint64_t tag)
 		.abi_minor = AXON_ABI_MINOR,
 	};
 	int slot = pending_slot(tag), fd;
-	struct client *c;
 	ssize_t n;
 
 	if (slot < 0)
@@ -531,28 +531,5 @@ void server_hello(struct axond *d, uint64_t tag)
 		close(fd);
 		return;
 	}
-	c = client_create(d, fd, &h, &w);
-	if (!c) {
-		log_info("refused a client: %s", w.message);
-		server_send_welcome(fd, &w, NULL, 0);
-		close(fd);
-		return;
-	}
-	{
-		int fds[3] = { c->region_fd, d->info_fd, c->doorbell_fd };
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-
-		if (server_send_welcome(fd, &w, fds, 3)) {
-			client_disconnect(d, c);
-			return;
-		}
-		ev.data.ptr = c;
-		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			client_disconnect(d, c);
-			return;
-		}
-		ev.events = EPOLLIN;
-		ev.data.u64 = (uint64_t)(uintptr_t)c | EV_DOORBELL_BIT;
-		epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, c->doorbell_fd, &ev);
-	}
+	unix_client_hello(d, fd, &h, &w);	/* owns fd */
 }

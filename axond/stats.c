@@ -54,7 +54,7 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	snprintf(out->comm, sizeof(out->comm), "%s", c->comm);
 	out->device = client_device(c);
 	out->connected_ns = axond_now_ns() - c->connect_ns;
-	out->transport = c->transport == CLIENT_KMOD ? STATS_TRANSPORT_KMOD : STATS_TRANSPORT_UNIX;
+	out->transport = c->xport->stats_id;
 	out->kmod_id = c->kmod_id;
 	out->cgroup_id = c->cgroup_id;
 	out->tracers = c->ntracers;

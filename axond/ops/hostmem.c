@@ -86,11 +86,9 @@ static int recv_one(struct client *c, struct hostmem_table *t)
 	ssize_t n;
 	bool ok;
 
-	do {
-		n = recvmsg(c->sock_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
+	n = c->xport->recvmsg(c, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		return n == -EAGAIN ? 0 : -1;
 	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 		int cnt;
 
@@ -132,7 +130,7 @@ static int drain(struct client *c)
 	struct hostmem_table *t = table(c);
 	int r;
 
-	if (c->sock_fd < 0 || c->dead)
+	if (!c->xport->recvmsg || c->dead)
 		return 0;
 	if (!t)
 		return -1;
@@ -245,7 +243,7 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 	int fd, ret;
 
 	o->res = CUDA_ERROR_INVALID_VALUE;
-	if (c->transport != CLIENT_UNIX) {
+	if (!c->xport->recvmsg) {
 		o->res = CUDA_ERROR_NOT_SUPPORTED;
 		return OP_COMPLETE;
 	}
@@ -267,7 +265,7 @@ enum op_status op_hostmem_register(struct op_ctx *o)
 		 * socket by now unless the client lied. */
 		if (drain(c) < 0) {
 			/* Let the event loop see it and disconnect. */
-			shutdown(c->sock_fd, SHUT_RD);
+			c->xport->disconnect(o->d, c, -EPROTO);
 			return OP_COMPLETE;
 		}
 		fd = take_fd(c, a->handle);

@@ -83,7 +83,7 @@ enum op_status op_mem_map(struct op_ctx *o)
 	}
 	/* The kernel charges the client's cgroup first; past a limit the
 	 * allocation fails as out of memory, as the driver's would. */
-	ret = kmod_charge(d, c, len);
+	ret = client_charge(d, c, len);
 	if (ret) {
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, addr, NULL);
@@ -94,7 +94,7 @@ enum op_status op_mem_map(struct op_ctx *o)
 	}
 	ret = d->backend->mem_map(d, c, addr, len);
 	if (ret) {
-		kmod_uncharge(d, c, len);
+		client_uncharge(d, c, len);
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, addr, NULL);
 		pthread_mutex_unlock(&c->alloc_lock);
@@ -145,7 +145,7 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 	 * or not: unmapping gives nothing back. */
 	if (!a->phys) {
 		mq_used_sub(d, c, a->len);
-		kmod_uncharge(d, c, a->len);
+		client_uncharge(d, c, a->len);
 	}
 	/* The backing goes after the work that may still touch it. */
 	w = work_new(o ? o : &local, WORK_UNMAP);

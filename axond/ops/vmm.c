@@ -83,7 +83,7 @@ static void phys_destroy(struct axond *d, struct client *c, struct vmm_phys *p)
 	 * the kernel gave its charges back itself. */
 	if (!c->dead) {
 		mq_used_sub(d, c, p->len);
-		kmod_uncharge(d, c, p->len);
+		client_uncharge(d, c, p->len);
 	}
 	free(p);
 }
@@ -158,7 +158,7 @@ enum op_status op_mem_create(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	/* The kernel charges the client's cgroup first, as for MEM_MAP. */
-	if (kmod_charge(d, c, len)) {
+	if (client_charge(d, c, len)) {
 		handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
 		holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 		free(p);
@@ -167,7 +167,7 @@ enum op_status op_mem_create(struct op_ctx *o)
 	}
 	ret = d->backend->phys_create(d, c, p);
 	if (ret) {
-		kmod_uncharge(d, c, len);
+		client_uncharge(d, c, len);
 		handle_free(&v->mems, p->handle, AXON_HANDLE_MEM);
 		holdings_give(d, c, HOLD_VMM_OBJECT, 1);
 		free(p);

@@ -4,11 +4,12 @@
  * MSG_TRUNC would hand it to server_hello (axond/server.c): its length is
  * the input's, its first sizeof(struct axon_hello) bytes the hello.
  * server_hello_check() runs on it; a client hello then goes through
- * client_create() (axond/client.c: negotiate, the region, the doorbell, the
- * backend's client state, activation) on the in-process sim daemon, and
- * the client is disconnected and freed again. Besides the sanitizers, the
- * geometry a client is given is checked: rings of powers of two within the
- * limits, parts of the region in order without overlap, all of it mapped.
+ * client_create() (axond/transport-unix.c: negotiate, the region, the
+ * doorbell, the backend's client state, activation) on the in-process sim
+ * daemon, and the client is disconnected and freed again. Besides the
+ * sanitizers, the geometry a client is given is checked: rings of powers
+ * of two within the limits, parts of the region in order without overlap,
+ * all of it mapped.
  * (Stats and trace hellos are answered by stats.c and trace.c: not here.)
  */
 #include <stdio.h>

@@ -6,7 +6,8 @@
  * for it, and accepts it with the fields only the daemon knows. Identity
  * (pid, uid, cgroup) comes from the kernel, device memory is charged to the
  * client's cgroup before it is backed, and sleeping clients are woken with
- * one ioctl. Documentation/kmod.md §5, §6 and §16.
+ * one ioctl: the ops of kmod_transport. Documentation/kmod.md §5, §6 and
+ * §16.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "stats.h"
 #include "backend.h"
 
 static struct client *find_kmod(struct axond *d, uint64_t id)
@@ -26,7 +28,7 @@ static struct client *find_kmod(struct axond *d, uint64_t id)
 	struct client *c;
 
 	for (c = d->clients; c; c = c->next)
-		if (c->transport == CLIENT_KMOD && c->kmod_id == id)
+		if (c->xport == &kmod_transport && c->kmod_id == id)
 			return c;
 	return NULL;
 }
@@ -97,14 +99,6 @@ void kmod_detach(struct axond *d)
 	d->kmod_fd = -1;
 }
 
-void kmod_disconnect(struct axond *d, struct client *c, int error)
-{
-	struct axon_disconnect dc = { .client_id = c->kmod_id, .error = error };
-
-	if (d->kmod_fd >= 0)
-		ioctl(d->kmod_fd, AXON_IOC_DISCONNECT, &dc);
-}
-
 static void refuse(struct axond *d, uint64_t id, int error)
 {
 	struct axon_disconnect dc = { .client_id = id, .error = error };
@@ -115,6 +109,7 @@ static void refuse(struct axond *d, uint64_t id, int error)
 /* Maps the parts of a client's region with the daemon's permissions. */
 static int map_parts(struct client *c)
 {
+	struct client_kmod *k = &c->conn.kmod;
 	const struct axon_params *p = &c->params;
 	const struct {
 		uint64_t off, len;
@@ -130,20 +125,21 @@ static int map_parts(struct client *c)
 	unsigned int i;
 
 	for (i = 0; i < 6; i++) {
-		void *m = mmap(NULL, parts[i].len, parts[i].prot, MAP_SHARED, c->kmod_fd,
+		void *m = mmap(NULL, parts[i].len, parts[i].prot, MAP_SHARED, k->fd,
 			       (off_t)parts[i].off);
 
 		if (m == MAP_FAILED)
 			return -errno;
-		c->kmod_maps[i] = m;
-		c->kmod_map_len[i] = parts[i].len;
+		k->maps[i] = m;
+		k->map_len[i] = parts[i].len;
 	}
-	c->cpage = c->kmod_maps[0];
-	c->dpage = c->kmod_maps[1];
-	c->frontier = c->kmod_maps[2];
-	c->sqes = c->kmod_maps[3];
-	c->cqes = c->kmod_maps[4];
-	c->data = c->kmod_maps[5];
+	c->region_size = p->region_size;
+	c->cpage = k->maps[0];
+	c->dpage = k->maps[1];
+	c->frontier = k->maps[2];
+	c->sqes = k->maps[3];
+	c->cqes = k->maps[4];
+	c->data = k->maps[5];
 	/* The kernel wrote the ring constants; we keep private copies. */
 	c->sq_entries = p->sq_entries;
 	c->sq_mask = p->sq_entries - 1;
@@ -166,19 +162,18 @@ static void client_opened(struct axond *d, const struct axon_event *ev)
 		refuse(d, ev->client_id, -EBUSY);
 		return;
 	}
-	c = client_alloc(d);
+	c = client_alloc(d, &kmod_transport);
 	if (!c) {
 		refuse(d, ev->client_id, -ENOMEM);
 		return;
 	}
-	c->transport = CLIENT_KMOD;
 	c->kmod_id = ev->client_id;
 	cf.params = (uint64_t)(uintptr_t)&c->params;
 	if (ioctl(d->kmod_fd, AXON_IOC_CLIENT_FD, &cf) < 0) {
 		ret = -errno;
 		goto err;
 	}
-	c->kmod_fd = cf.fd;
+	c->conn.kmod.fd = cf.fd;
 	/* Identity from the kernel: captured at open, never from the client. */
 	c->pid = (pid_t)ev->pid;
 	c->uid = ev->uid;
@@ -253,7 +248,12 @@ void kmod_events(struct axond *d)
 	}
 }
 
-void kmod_wake(struct axond *d, struct client *c)
+static void kmod_init(struct client *c)
+{
+	c->conn.kmod.fd = -1;
+}
+
+static void kmod_wake(struct axond *d, struct client *c)
 {
 	struct axon_notify n = {
 		.count = 1,
@@ -264,9 +264,8 @@ void kmod_wake(struct axond *d, struct client *c)
 		ioctl(d->kmod_fd, AXON_IOC_NOTIFY, &n);
 }
 
-/* Charges the client's cgroup; -EDQUOT past a limit. Socket clients have
- * no kernel identity: advisory, nothing to charge. */
-int kmod_charge(struct axond *d, struct client *c, uint64_t bytes)
+/* Charges the client's cgroup; -EDQUOT past a limit. */
+static int kmod_charge(struct axond *d, struct client *c, uint64_t bytes)
 {
 	struct axon_charge ch = {
 		.client_id = c->kmod_id,
@@ -274,12 +273,13 @@ int kmod_charge(struct axond *d, struct client *c, uint64_t bytes)
 		.kind = AXON_CHARGE_DEVICE_MEM,
 	};
 
-	if (c->transport != CLIENT_KMOD || d->kmod_fd < 0 || !bytes)
+	if (d->kmod_fd < 0)
 		return 0;
 	return ioctl(d->kmod_fd, AXON_IOC_CHARGE, &ch) < 0 ? -errno : 0;
 }
 
-void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes)
+/* A dead client's charges went with its file: the kernel released them. */
+static void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes)
 {
 	struct axon_charge ch = {
 		.client_id = c->kmod_id,
@@ -287,27 +287,56 @@ void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes)
 		.kind = AXON_CHARGE_DEVICE_MEM,
 	};
 
-	if (c->transport != CLIENT_KMOD || d->kmod_fd < 0 || !bytes || c->dead)
+	if (d->kmod_fd < 0 || c->dead)
 		return;
 	ioctl(d->kmod_fd, AXON_IOC_UNCHARGE, &ch);
 }
 
+/* The kernel ends the client's file: its calls fail with error, and an
+ * AXON_EV_GONE comes back to us. */
+static void kmod_disconnect(struct axond *d, struct client *c, int error)
+{
+	struct axon_disconnect dc = { .client_id = c->kmod_id, .error = error };
+
+	if (d->kmod_fd >= 0)
+		ioctl(d->kmod_fd, AXON_IOC_DISCONNECT, &dc);
+}
+
 /* The client is going away on our side: nothing to tell the kernel, which
  * releases its charges itself when the file goes. */
-void kmod_client_gone(struct axond *d, struct client *c)
+static void kmod_close(struct axond *d, struct client *c)
 {
 	(void)d;
 	(void)c;
 }
 
-void kmod_client_fini(struct client *c)
+static void kmod_fini(struct axond *d, struct client *c)
 {
+	struct client_kmod *k = &c->conn.kmod;
 	unsigned int i;
 
+	(void)d;
 	for (i = 0; i < 6; i++)
-		if (c->kmod_maps[i])
-			munmap(c->kmod_maps[i], c->kmod_map_len[i]);
-	if (c->kmod_fd >= 0)
-		close(c->kmod_fd);
-	c->kmod_fd = -1;
+		if (k->maps[i])
+			munmap(k->maps[i], k->map_len[i]);
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
 }
+
+/*
+ * No descriptor of the client's is in our epoll set (its events come on
+ * the daemon's own fd, kmod_events) and nothing but the rings crosses after
+ * SETUP: no event or recvmsg.
+ */
+const struct client_transport kmod_transport = {
+	.name		= "kmod",
+	.stats_id	= STATS_TRANSPORT_KMOD,
+	.init		= kmod_init,
+	.wake		= kmod_wake,
+	.charge		= kmod_charge,
+	.uncharge	= kmod_uncharge,
+	.disconnect	= kmod_disconnect,
+	.close		= kmod_close,
+	.fini		= kmod_fini,
+};
