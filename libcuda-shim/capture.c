@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 struct capture {
 	uint64_t graph;			/* the daemon's graph (the CUgraph) */
@@ -321,7 +322,7 @@ CUresult shim_capture_ctx_sync_slow(void)
 
 /* After fork: the child has no captures (its parent's streams are gone;
  * their host work is left on the heap, as graph.c's). */
-void shim_capture_forget(void)
+static void capture_forget(void)
 {
 	free(cstreams);
 	free(cevents);
@@ -331,8 +332,11 @@ void shim_capture_forget(void)
 	shim_ncaptures = 0;
 	pthread_mutex_init(&cap_lock, NULL);
 	pthread_mutex_init(&host_node_lock, NULL);
-	shim_graph_forget();	/* the parent's graphs are not the child's */
-	shim_gb_forget();
+}
+
+__attribute__((constructor)) static void register_capture_forget(void)
+{
+	shim_fork_register(capture_forget);
 }
 
 /* ---- begin and end --------------------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include "shim.h"
 #include "cpus.h"
+#include "forkreg.h"
 #include "cuerr.h"
 
 struct shim shim = {
@@ -70,14 +71,7 @@ static void forget_in_child(void)
 	memset(shim.ctx, 0, sizeof(shim.ctx));
 	memset(shim.primary, 0, sizeof(shim.primary));
 	memset(shim.seq, 0, sizeof(shim.seq));
-	shim_funcs_forget();
-	shim_events_forget();
-	shim_streams_forget();
-	shim_hostfns_forget();
-	shim_capture_forget();
-	shim_mempool_forget();
-	shim_vmm_forget();
-	shim_ctx_storage_forget();
+	shim_fork_forget_all();	/* every module's records (forkreg.h) */
 	shim.nrecs = 0;
 	shim.data_head = shim.data_tail = 0;
 	shim.credit = 0;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 typedef void (*cls_dtor)(CUcontext ctx, void *key, void *value);
 
@@ -153,10 +154,15 @@ void shim_ctx_storage_drop(uint64_t ctx)
 }
 
 /* After fork: the child's contexts are gone and so is their storage. */
-void shim_ctx_storage_forget(void)
+static void ctx_storage_forget(void)
 {
 	pthread_mutex_init(&cls_lock, NULL);
 	free(cls);
 	cls = NULL;
 	ncls = cls_cap = 0;
+}
+
+__attribute__((constructor)) static void register_ctx_storage_forget(void)
+{
+	shim_fork_register(ctx_storage_forget);
 }

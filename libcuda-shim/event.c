@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 CUresult shim_stream_sync(uint64_t h);
 
@@ -29,7 +30,7 @@ static struct shim_event *event_of(CUevent ev)
 }
 
 /* After fork: the parent's events mean nothing to the child. */
-void shim_events_forget(void)
+static void events_forget(void)
 {
 	uint32_t i;
 
@@ -38,6 +39,11 @@ void shim_events_forget(void)
 	free(events);
 	events = NULL;
 	nevents = 0;
+}
+
+__attribute__((constructor)) static void register_events_forget(void)
+{
+	shim_fork_register(events_forget);
 }
 
 SHIM_EXPORT CUresult cuEventCreate(CUevent *ph, unsigned int flags)

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 /* ---- host work (shim.h) ---------------------------------------------- */
 
@@ -212,7 +213,7 @@ static struct shim_hostwork *exec_hostwork(uint64_t exec)
 /* After fork: the child forgets the records. Their host work is left on
  * the heap: its staging memory was never the child's (MADV_DONTFORK) and
  * releasing it would name the parent's regions. */
-void shim_graph_forget(void)
+static void graph_records_forget(void)
 {
 	free(counts);
 	counts = NULL;
@@ -221,6 +222,11 @@ void shim_graph_forget(void)
 	execs = NULL;
 	nexecs = 0;
 	pthread_mutex_init(&count_lock, NULL);
+}
+
+__attribute__((constructor)) static void register_graph_records_forget(void)
+{
+	shim_fork_register(graph_records_forget);
 }
 
 static CUresult graph_handle(CUgraph g, uint64_t *h)

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 struct gb_graph;
 
@@ -976,7 +977,7 @@ SHIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec x, CUgraphNode h
 }
 
 /* After fork: the parent's graphs and streams are not the child's. */
-void shim_gb_forget(void)
+static void gb_forget(void)
 {
 	while (gb.graphs) {
 		struct gb_graph *g = gb.graphs;
@@ -993,4 +994,9 @@ void shim_gb_forget(void)
 	memset(gb.streams, 0, sizeof(gb.streams));
 	pthread_mutex_init(&gb.lock, NULL);
 	pthread_mutex_init(&gb.lower_lock, NULL);
+}
+
+__attribute__((constructor)) static void register_gb_forget(void)
+{
+	shim_fork_register(gb_forget);
 }

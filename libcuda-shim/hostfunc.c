@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 struct hostfn {
 	struct shim_waiter w;		/* the WAIT's completion; user_data */
@@ -68,7 +69,7 @@ bool shim_hostfns_pending(uint64_t stream)
 			       __ATOMIC_ACQUIRE) != 0;
 }
 
-void shim_hostfns_forget(void)
+static void hostfns_forget(void)
 {
 	struct hostfn *p, *n;
 
@@ -79,6 +80,11 @@ void shim_hostfns_forget(void)
 	head = tail = NULL;
 	thread_started = false;
 	memset(pending, 0, sizeof(pending));
+}
+
+__attribute__((constructor)) static void register_hostfns_forget(void)
+{
+	shim_fork_register(hostfns_forget);
 }
 
 /* The first record whose WAIT completed, unlinked. */

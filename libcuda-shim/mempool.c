@@ -43,6 +43,7 @@
 
 #include "rangemap.h"
 #include "shim.h"
+#include "forkreg.h"
 
 struct mpool;
 
@@ -248,7 +249,7 @@ static void free_block(uint64_t base, uint64_t len, void *value, void *arg)
 	free(value);
 }
 
-void shim_mempool_forget(void)
+static void mempool_forget(void)
 {
 	struct mpool *p, *next;
 
@@ -259,6 +260,11 @@ void shim_mempool_forget(void)
 		free(p);
 	}
 	memset(&mp, 0, sizeof(mp));
+}
+
+__attribute__((constructor)) static void register_mempool_forget(void)
+{
+	shim_fork_register(mempool_forget);
 }
 
 /* A free block this request on stream h may take, best fit. Lock held. */

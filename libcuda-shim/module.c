@@ -15,6 +15,7 @@
 
 #include "fatbin.h"
 #include "shim.h"
+#include "forkreg.h"
 
 /* Client-side copies of function layouts, by handle index. */
 static struct shim_func **funcs;
@@ -32,7 +33,7 @@ struct shim_func *shim_func_of(CUfunction f)
 }
 
 /* After fork: the parent's functions mean nothing to the child. */
-void shim_funcs_forget(void)
+static void funcs_forget(void)
 {
 	uint32_t i;
 
@@ -41,6 +42,11 @@ void shim_funcs_forget(void)
 	free(funcs);
 	funcs = NULL;
 	nfuncs = 0;
+}
+
+__attribute__((constructor)) static void register_funcs_forget(void)
+{
+	shim_fork_register(funcs_forget);
 }
 
 /* Bytes of an image given only its address; 0 if unrecognised. */

@@ -193,7 +193,6 @@ CUresult shim_cls_put(CUcontext c, void *key, void *value, void *dtor);
 CUresult shim_cls_delete(CUcontext c, void *key);
 CUresult shim_cls_get(void **value, CUcontext c, void *key);
 void shim_ctx_storage_drop(uint64_t ctx);
-void shim_ctx_storage_forget(void);
 
 /* stream.c */
 /* Resolves a CUstream to a daemon stream handle (NULL -> default). */
@@ -206,8 +205,6 @@ static inline uint64_t shim_stream_next(uint64_t stream)
 }
 
 CUresult shim_stream_sync(uint64_t stream);
-/* After fork: the parent's streams mean nothing to the child. */
-void shim_streams_forget(void);
 
 /*
  * capture.c: stream capture's rules for other calls. Each check answers
@@ -249,7 +246,6 @@ static inline CUresult shim_capture_ctx_sync(void)
 /* An event recorded on / waited for by a stream (forks and joins). */
 void shim_capture_note_record(uint64_t event, uint64_t stream);
 void shim_capture_note_wait(uint64_t stream, uint64_t event);
-void shim_capture_forget(void);		/* forked child */
 /* Whether the stream belongs to an open capture (one lock, no crossing). */
 bool shim_stream_capturing(uint64_t stream);
 /* The capture of the stream fails at its end (no error now). */
@@ -325,7 +321,6 @@ CUresult shim_capture_host_send_locked(uint64_t stream, uint32_t index);
  * out of memory. Callable with shim.lock held. */
 bool shim_graph_note(uint64_t graph, uint64_t nodes, struct shim_hostwork *hw,
 		     struct shim_hostwork **stale);
-void shim_graph_forget(void);		/* forked child */
 /* graphbuild.c: graphs built node by node, lowered to a capture. */
 bool shim_gb_owns(CUgraph g);
 CUresult shim_gb_destroy(CUgraph g);
@@ -336,7 +331,6 @@ CUresult shim_gb_exec_update(CUgraphExec x, CUgraph g,
 			     CUresult (*update)(CUgraphExec, CUgraph, CUgraphExecUpdateResult *),
 			     CUgraphExecUpdateResult *result);
 void shim_gb_exec_forget(uint64_t exec);
-void shim_gb_forget(void);		/* forked child */
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
@@ -348,13 +342,10 @@ const void *shim_module_image(const void *image, size_t *len);
  * CUDA_SUCCESS; at: only one refused at this very address. */
 CUresult shim_image_refused(const void *image, size_t len, CUdevice dev, bool at);
 void shim_image_remember_refused(const void *image, size_t len, CUdevice dev, CUresult err);
-void shim_funcs_forget(void);
-void shim_events_forget(void);
 
 /* hostfunc.c: host functions queued on a stream and not yet returned
  * (cuStreamQuery is NOT_READY while any is); forked child forgets them. */
 bool shim_hostfns_pending(uint64_t stream);
-void shim_hostfns_forget(void);
 /* A launch's host node k (graph.c): shim.lock held (and the host-node
  * lock while any capture is open). Queued as a host function of the
  * stream, or, on a capturing stream, a node of that capture; either
@@ -378,7 +369,6 @@ CUresult shim_mempool_release_locked(uint64_t addr);
 /* After cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize: pools
  * above their release threshold give memory back. No lock held. */
 void shim_mempool_sync_point(void);
-void shim_mempool_forget(void);		/* forked child */
 
 /* vmm.c: cuMemAddressReserve / cuMemMap ranges (lock held) */
 struct shim_vmm_info {
@@ -391,7 +381,6 @@ struct shim_vmm_info {
 int shim_vmm_lookup(uint64_t ptr, uint64_t *base, uint64_t *size,
 		    const struct shim_vmm_info **info);
 bool shim_vmm_reserved(uint64_t addr);	/* a reservation starts at addr */
-void shim_vmm_forget(void);		/* forked child */
 
 /* log */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "forkreg.h"
 
 CUresult shim_stream(CUstream s, uint64_t *handle)
 {
@@ -37,9 +38,14 @@ static struct {
 	int priority;
 } created[AXON_MAX_FRONTIER];
 
-void shim_streams_forget(void)
+static void streams_forget(void)
 {
 	memset(created, 0, sizeof(created));
+}
+
+__attribute__((constructor)) static void register_streams_forget(void)
+{
+	shim_fork_register(streams_forget);
 }
 
 static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)

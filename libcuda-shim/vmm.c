@@ -39,6 +39,7 @@
 
 #include "rangemap.h"
 #include "shim.h"
+#include "forkreg.h"
 
 /* How often cuMemMap asks again while an unmap is still pending. */
 #define MAP_RETRIES	200
@@ -87,13 +88,18 @@ static void free_value(uint64_t base, uint64_t len, void *value, void *arg)
 	free(value);
 }
 
-void shim_vmm_forget(void)
+static void vmm_forget(void)
 {
 	if (!vmm.init)
 		return;
 	rangemap_destroy(&vmm.res, free_value, NULL);
 	rangemap_destroy(&vmm.maps, free_value, NULL);
 	rangemap_destroy(&vmm.handles, free_value, NULL);
+}
+
+__attribute__((constructor)) static void register_vmm_forget(void)
+{
+	shim_fork_register(vmm_forget);
 }
 
 int shim_vmm_lookup(uint64_t ptr, uint64_t *base, uint64_t *size,
