@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,34 +22,6 @@ struct shim shim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 };
-
-void shim_log(const char *fmt, ...)
-{
-	const char *lvl = getenv("AXON_LOG");
-	va_list ap;
-
-	if (lvl && !strcmp(lvl, "0"))
-		return;
-	fprintf(stderr, "axon: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-CUresult shim_status(int ret)
-{
-	switch (ret) {
-	case 0:
-		return CUDA_SUCCESS;
-	case -ENOMEM:
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	case -ETIMEDOUT:
-		return CUDA_ERROR_TIMEOUT;
-	default:
-		return CUDA_ERROR_OPERATING_SYSTEM;
-	}
-}
 
 /*
  * A forked child must not touch its parent's rings: the region is shared
@@ -376,20 +347,6 @@ CUresult shim_reap_once(void)
 		return shim_gone_error();
 	}
 	return CUDA_SUCCESS;
-}
-
-/*
- * What to answer once axond is gone: the error it left in our page before
- * it went (a device fault that ended every client, axond/main.c), else
- * DEVICE_UNAVAILABLE.
- */
-CUresult shim_gone_error(void)
-{
-	uint32_t e = shim.ring.dpage ? axon_read_once(&shim.ring.dpage->gone_error) : 0;
-
-	if (shim.fault)
-		return (CUresult)shim.fault;
-	return e ? (CUresult)e : CUDA_ERROR_DEVICE_UNAVAILABLE;
 }
 
 /* One synchronous AXON_OP_* on an object, with shim.lock held. */

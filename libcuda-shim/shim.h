@@ -123,7 +123,8 @@ struct axon_sqe *shim_sqe_after_fault(void);	/* NULL only once axond is gone */
 CUresult shim_wait(struct shim_waiter *w);	/* submits, drops/retakes lock */
 CUresult shim_reap_once(void);			/* one reaping round, ditto */
 void shim_flush(void);				/* submit without waiting */
-CUresult shim_gone_error(void);		/* axond went away: what to answer */
+/* errstate.c: what to answer; these call nothing. */
+CUresult shim_gone_error(void);		/* fault or axond gone: what to answer */
 CUresult shim_status(int ret);			/* libaxon errno -> CUresult */
 static inline void shim_lock(void) { pthread_mutex_lock(&shim.lock); }
 static inline void shim_unlock(void) { pthread_mutex_unlock(&shim.lock); }
@@ -382,7 +383,7 @@ int shim_vmm_lookup(uint64_t ptr, uint64_t *base, uint64_t *size,
 		    const struct shim_vmm_info **info);
 bool shim_vmm_reserved(uint64_t addr);	/* a reservation starts at addr */
 
-/* log */
+/* log.c: a message on stderr (AXON_LOG=0: none). Any lock, or none. */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
