@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "synchooks.h"
 
 #define STACK_MAX 32
 
@@ -244,13 +245,13 @@ SHIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 
 static CUresult ctx_sync_once(struct shim_ctx *sc);
 
-/* Pools above their release threshold give memory back after every
- * context synchronisation (mempool.c). */
+/* After every context synchronisation: the registered sync points
+ * (pools above their release threshold give memory back, mempool.c). */
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
 	CUresult r = ctx_sync_once(sc);
 
-	shim_mempool_sync_point();
+	shim_sync_point();
 	return r;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "synchooks.h"
 #include "forkreg.h"
 
 CUresult shim_stream_sync(uint64_t h);
@@ -211,7 +212,7 @@ SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
 {
 	CUresult r = event_sync(ev);
 
-	shim_mempool_sync_point();	/* pools give back above threshold */
+	shim_sync_point();	/* pools give back above threshold */
 	return r;
 }
 

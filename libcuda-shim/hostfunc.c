@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "synchooks.h"
 #include "forkreg.h"
 
 struct hostfn {
@@ -63,10 +64,17 @@ static struct hostfn *head, *tail;
 static bool thread_started;
 static uint32_t pending[AXON_MAX_FRONTIER];	/* by stream slot */
 
-bool shim_hostfns_pending(uint64_t stream)
+/* cuStreamQuery is NOT_READY while a host function of the stream has
+ * not returned (synchooks.h). */
+static bool hostfns_pending(uint64_t stream)
 {
 	return __atomic_load_n(&pending[shim_slot(stream) % AXON_MAX_FRONTIER],
 			       __ATOMIC_ACQUIRE) != 0;
+}
+
+__attribute__((constructor)) static void register_hostfns_pending(void)
+{
+	shim_on_stream_busy(hostfns_pending);
 }
 
 static void hostfns_forget(void)

@@ -26,7 +26,7 @@
  * with a kernel still using the block) when a pool holds more than
  * CU_MEMPOOL_ATTR_RELEASE_THRESHOLD at a synchronisation point
  * (cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize call
- * shim_mempool_sync_point), on cuMemPoolTrimTo, and when minting fails
+ * sync_point_trim, synchooks.h), on cuMemPoolTrimTo, and when minting fails
  * (every pool's free blocks are released and the allocation is tried
  * again).
  *
@@ -43,6 +43,7 @@
 
 #include "rangemap.h"
 #include "shim.h"
+#include "synchooks.h"
 #include "forkreg.h"
 
 struct mpool;
@@ -228,7 +229,7 @@ CUresult shim_mempool_release_locked(uint64_t addr)
 	return block_release(b);
 }
 
-void shim_mempool_sync_point(void)
+static void sync_point_trim(void)
 {
 	struct mpool *p;
 
@@ -239,6 +240,11 @@ void shim_mempool_sync_point(void)
 	for (p = mp.pools; p; p = p->next)
 		pool_trim(p, p->threshold);
 	shim_unlock();
+}
+
+__attribute__((constructor)) static void register_sync_point_trim(void)
+{
+	shim_on_sync_point(sync_point_trim);
 }
 
 static void free_block(uint64_t base, uint64_t len, void *value, void *arg)

@@ -344,9 +344,7 @@ const void *shim_module_image(const void *image, size_t *len);
 CUresult shim_image_refused(const void *image, size_t len, CUdevice dev, bool at);
 void shim_image_remember_refused(const void *image, size_t len, CUdevice dev, CUresult err);
 
-/* hostfunc.c: host functions queued on a stream and not yet returned
- * (cuStreamQuery is NOT_READY while any is); forked child forgets them. */
-bool shim_hostfns_pending(uint64_t stream);
+/* hostfunc.c */
 /* A launch's host node k (graph.c): shim.lock held (and the host-node
  * lock while any capture is open). Queued as a host function of the
  * stream, or, on a capturing stream, a node of that capture; either
@@ -367,9 +365,6 @@ CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr);
 bool shim_mempool_owns(uint64_t addr, CUmemoryPool *pool);
 /* cuMemFree of pool memory: the range goes back to the device. */
 CUresult shim_mempool_release_locked(uint64_t addr);
-/* After cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize: pools
- * above their release threshold give memory back. No lock held. */
-void shim_mempool_sync_point(void);
 
 /* vmm.c: cuMemAddressReserve / cuMemMap ranges (lock held) */
 struct shim_vmm_info {

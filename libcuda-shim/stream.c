@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "synchooks.h"
 #include "forkreg.h"
 
 CUresult shim_stream(CUstream s, uint64_t *handle)
@@ -199,7 +200,7 @@ SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
 	CUresult r = stream_sync(s);
 
-	shim_mempool_sync_point();	/* pools give back above threshold */
+	shim_sync_point();	/* pools give back above threshold */
 	return r;
 }
 
@@ -232,7 +233,7 @@ SHIM_EXPORT CUresult cuStreamQuery(CUstream s)
 	pending = axon_read_once(&shim.ring.dpage->pending_error);
 	if (pending)
 		return (CUresult)pending;
-	if (shim_hostfns_pending(h))
+	if (shim_stream_busy_locally(h))	/* host functions (hostfunc.c) */
 		return CUDA_ERROR_NOT_READY;
 	return axon_frontier(&shim.ring, shim_slot(h)) >=
 	       __atomic_load_n(&shim.seq[shim_slot(h) % AXON_MAX_FRONTIER], __ATOMIC_RELAXED)
