@@ -25,7 +25,8 @@ SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore
 	libcuda-shim/library.c libcuda-shim/refused.c libcuda-shim/profile.c libcuda-shim/capture.c libcuda-shim/occupancy.c \
 	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c libcuda-shim/exportlibs.c
 SHIM_SRCS += libcuda-shim/devout.c libcuda-shim/cpus.c libcuda-shim/forkreg.c \
-	libcuda-shim/log.c libcuda-shim/errstate.c libcuda-shim/synchooks.c
+	libcuda-shim/log.c libcuda-shim/errstate.c libcuda-shim/synchooks.c \
+	libcuda-shim/current.c
 
 SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/vmm.c
 SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c

@@ -1,42 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Contexts. A CUcontext is the daemon's context handle; the shim keeps its
- * device, flags and default stream, and each thread's stack of current
- * contexts (Local: no crossing to push, pop, set or get).
+ * device, flags and default stream. Each thread's stack of current
+ * contexts is current.c's (Local: no crossing to push, pop, set or get).
  */
 #include <string.h>
 
 #include "shim.h"
 #include "synchooks.h"
-
-#define STACK_MAX 32
-
-static __thread uint64_t stack[STACK_MAX];
-static __thread int depth;
-
-struct shim_ctx *shim_ctx_of(CUcontext c)
-{
-	uint64_t h = (uint64_t)(uintptr_t)c;
-	struct shim_ctx *sc;
-
-	if (AXON_HANDLE_TYPE(h) != AXON_HANDLE_CTX)
-		return NULL;
-	sc = &shim.ctx[AXON_HANDLE_INDEX(h) % SHIM_MAX_CTX];
-	return sc->handle == h ? sc : NULL;
-}
-
-struct shim_ctx *shim_current_ctx(void)
-{
-	return depth ? shim_ctx_of((CUcontext)(uintptr_t)stack[depth - 1]) : NULL;
-}
-
-CUresult shim_get_ctx(struct shim_ctx **out)
-{
-	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	*out = shim_current_ctx();
-	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
-}
 
 static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 			   uint64_t *handle)
@@ -77,7 +48,6 @@ static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 static void ctx_destroy(struct shim_ctx *sc)
 {
 	struct axon_sqe *sqe;
-	int i;
 
 	shim_lock();
 	sqe = shim_sqe();
@@ -87,19 +57,9 @@ static void ctx_destroy(struct shim_ctx *sc)
 		shim_flush();
 	}
 	/* Remove it from this thread's stack; others find it stale. */
-	for (i = 0; i < depth; i++)
-		if (stack[i] == sc->handle)
-			stack[i] = 0;
+	shim_ctx_unstack(sc->handle);
 	memset(sc, 0, sizeof(*sc));
 	shim_unlock();
-}
-
-static CUresult push(uint64_t h)
-{
-	if (depth == STACK_MAX)
-		return CUDA_ERROR_INVALID_VALUE;
-	stack[depth++] = h;
-	return CUDA_SUCCESS;
 }
 
 SHIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
@@ -113,7 +73,7 @@ SHIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevic
 	if (r)
 		return r;
 	*pctx = (CUcontext)(uintptr_t)h;
-	return push(h);
+	return shim_ctx_push(h);
 }
 
 SHIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params,
@@ -148,17 +108,18 @@ SHIM_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 	if (!shim_ctx_of(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	SHIM_LOCAL();
-	return push((uint64_t)(uintptr_t)ctx);
+	return shim_ctx_push((uint64_t)(uintptr_t)ctx);
 }
 
 SHIM_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
-	if (!depth)
+	uint64_t h;
+
+	if (!shim_ctx_pop(&h))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	SHIM_LOCAL();
-	depth--;
 	if (pctx)
-		*pctx = (CUcontext)(uintptr_t)stack[depth];
+		*pctx = (CUcontext)(uintptr_t)h;
 	return CUDA_SUCCESS;
 }
 
@@ -166,16 +127,12 @@ SHIM_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
 	SHIM_LOCAL();
 	if (!ctx) {
-		if (depth)
-			depth--;
+		shim_ctx_pop(NULL);
 		return CUDA_SUCCESS;
 	}
 	if (!shim_ctx_of(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (depth)
-		stack[depth - 1] = (uint64_t)(uintptr_t)ctx;
-	else
-		stack[depth++] = (uint64_t)(uintptr_t)ctx;
+	shim_ctx_set_top((uint64_t)(uintptr_t)ctx);
 	return CUDA_SUCCESS;
 }
 

@@ -179,14 +179,23 @@ CUresult shim_hostmem_alloc_shared(size_t len, void **out);
 /* cuPointerGetAttribute for host memory the shim allocated or registered. */
 CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
 
-/* ctx.c */
+/* current.c: the calling thread's current context and what calls name.
+ * No lock needed (the stack is the thread's own). */
 struct shim_ctx *shim_current_ctx(void);	/* NULL if none */
 CUresult shim_get_ctx(struct shim_ctx **out);	/* error if none */
+struct shim_ctx *shim_ctx_of(CUcontext c);	/* NULL: not a live context */
+/* The stack (cuCtxPushCurrent, cuCtxPopCurrent, cuCtxSetCurrent). */
+CUresult shim_ctx_push(uint64_t ctx);		/* INVALID_VALUE when full */
+bool shim_ctx_pop(uint64_t *ctx);		/* false when empty */
+void shim_ctx_set_top(uint64_t ctx);		/* replaces the top, or pushes */
+void shim_ctx_unstack(uint64_t ctx);		/* a destroyed context: zeroed */
+/* Resolves a CUstream to a daemon stream handle (NULL -> default). */
+CUresult shim_stream(CUstream s, uint64_t *handle);
+
+/* ctx.c: the primary context's handle, created if need be, not retained. */
+CUresult shim_primary_peek(CUdevice dev, uint64_t *handle);
 /* module.c: mod's function names, NUL-separated (malloc'd), and count. */
 CUresult shim_module_func_names(CUmodule mod, char **names, uint32_t *count);
-struct shim_ctx *shim_ctx_of(CUcontext c);
-/* The primary context's handle, created if need be, not retained. */
-CUresult shim_primary_peek(CUdevice dev, uint64_t *handle);
 
 /* ctxstore.c: context-local storage (cudart's per-context state). drop runs
  * the destructors of a context going away, with no lock held. */
@@ -196,8 +205,6 @@ CUresult shim_cls_get(void **value, CUcontext c, void *key);
 void shim_ctx_storage_drop(uint64_t ctx);
 
 /* stream.c */
-/* Resolves a CUstream to a daemon stream handle (NULL -> default). */
-CUresult shim_stream(CUstream s, uint64_t *handle);
 static inline uint32_t shim_slot(uint64_t stream) { return AXON_HANDLE_INDEX(stream); }
 /* Stream-ordered op queued: returns its sequence number on that stream. */
 static inline uint64_t shim_stream_next(uint64_t stream)

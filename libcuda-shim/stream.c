@@ -11,27 +11,6 @@
 #include "synchooks.h"
 #include "forkreg.h"
 
-CUresult shim_stream(CUstream s, uint64_t *handle)
-{
-	struct shim_ctx *sc;
-	CUresult r;
-
-	/* NULL, the legacy and the per-thread default stream all map to the
-	 * context's default stream: the daemon orders each context's work
-	 * on it as the legacy stream requires. */
-	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
-		r = shim_get_ctx(&sc);
-		if (r)
-			return r;
-		*handle = sc->default_stream;
-		return CUDA_SUCCESS;
-	}
-	*handle = (uint64_t)(uintptr_t)s;
-	if (AXON_HANDLE_TYPE(*handle) != AXON_HANDLE_STREAM)
-		return CUDA_ERROR_INVALID_HANDLE;
-	return CUDA_SUCCESS;
-}
-
 /* What each stream was created with, by frontier slot (Local answers). */
 static struct {
 	uint64_t handle;
