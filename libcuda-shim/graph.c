@@ -30,44 +30,17 @@
 #include <string.h>
 
 #include "shim.h"
-#include "forkreg.h"
 
-/* ---- host work (shim.h) ---------------------------------------------- */
-
-void shim_hostwork_get(struct shim_hostwork *hw)
+/* The order event of host work is made here (graph_launch); hostwork.c
+ * destroys it through this hook with the last reference. */
+static void order_release(CUevent order)
 {
-	__atomic_fetch_add(&hw->refs, 1, __ATOMIC_RELAXED);
+	cuEventDestroy_v2(order);
 }
 
-void shim_hostwork_unget(struct shim_hostwork *hw)
+__attribute__((constructor)) static void register_order_release(void)
 {
-	__atomic_fetch_sub(&hw->refs, 1, __ATOMIC_RELAXED);
-}
-
-void shim_hostnode_release(struct shim_hostnode *n)
-{
-	/* After the last launch that used it: the daemon lets the region go
-	 * once the work queued before is done (hostmem.c). */
-	if (n->stage)
-		cuMemFreeHost(n->stage);
-	if (n->free_arg)
-		free(n->arg);
-	if (n->keep)
-		shim_hostwork_put(n->keep);
-}
-
-void shim_hostwork_put(struct shim_hostwork *hw)
-{
-	uint32_t i;
-
-	if (!hw || __atomic_sub_fetch(&hw->refs, 1, __ATOMIC_ACQ_REL))
-		return;
-	for (i = 0; i < hw->n; i++)
-		shim_hostnode_release(&hw->node[i]);
-	if (hw->order)
-		cuEventDestroy_v2(hw->order);
-	free(hw->node);
-	free(hw);
+	shim_hostwork_on_order_release(order_release);
 }
 
 /* Running the host work of a launch, the parts go on one at a time. */
@@ -82,151 +55,6 @@ static CUresult launch_part(uint64_t exec, uint64_t stream, uint32_t part)
 	shim_stream_next(stream);
 	shim_flush();
 	return CUDA_SUCCESS;
-}
-
-/*
- * Node counts and host work of the graphs this process captured, and the
- * host work of execs made from them, by handle index. Lookups take a
- * reference to the host work.
- */
-static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct graph_rec { uint64_t graph, nodes; struct shim_hostwork *hw; } *counts;
-static uint32_t ncounts;
-static struct exec_rec { uint64_t exec; struct shim_hostwork *hw; } *execs;
-static uint32_t nexecs;
-
-/* Room for index i in *tab (count_lock held). */
-static bool tab_grow(void **tab, uint32_t *n, uint32_t i, size_t size)
-{
-	uint32_t m = *n ? *n : 64;
-	void *p;
-
-	if (i < *n)
-		return true;
-	while (m <= i && m < (1u << 16))
-		m *= 2;
-	p = m > i ? realloc(*tab, (size_t)m * size) : NULL;
-	if (!p)
-		return false;
-	memset((char *)p + (size_t)*n * size, 0, (size_t)(m - *n) * size);
-	*tab = p;
-	*n = m;
-	return true;
-}
-
-bool shim_graph_note(uint64_t graph, uint64_t nodes, struct shim_hostwork *hw,
-		     struct shim_hostwork **stale)
-{
-	uint32_t i = AXON_HANDLE_INDEX(graph);
-
-	pthread_mutex_lock(&count_lock);
-	if (!tab_grow((void **)&counts, &ncounts, i, sizeof(*counts))) {
-		pthread_mutex_unlock(&count_lock);
-		return false;
-	}
-	/* None: graph_forget took the last one's. */
-	*stale = counts[i].hw;
-	counts[i] = (struct graph_rec){ graph, nodes, hw };
-	pthread_mutex_unlock(&count_lock);
-	return true;
-}
-
-/* -1 when unknown */
-static int64_t graph_nodes(uint64_t graph)
-{
-	uint32_t i = AXON_HANDLE_INDEX(graph);
-	int64_t n = -1;
-
-	pthread_mutex_lock(&count_lock);
-	if (i < ncounts && counts[i].graph == graph)
-		n = (int64_t)counts[i].nodes;
-	pthread_mutex_unlock(&count_lock);
-	return n;
-}
-
-/* The graph's host work, referenced (NULL: none). */
-static struct shim_hostwork *graph_hostwork(uint64_t graph)
-{
-	uint32_t i = AXON_HANDLE_INDEX(graph);
-	struct shim_hostwork *hw = NULL;
-
-	pthread_mutex_lock(&count_lock);
-	if (i < ncounts && counts[i].graph == graph && (hw = counts[i].hw))
-		shim_hostwork_get(hw);
-	pthread_mutex_unlock(&count_lock);
-	return hw;
-}
-
-/* Forgets the graph; returns its host work's reference to put. */
-static struct shim_hostwork *graph_forget(uint64_t graph)
-{
-	uint32_t i = AXON_HANDLE_INDEX(graph);
-	struct shim_hostwork *hw = NULL;
-
-	pthread_mutex_lock(&count_lock);
-	if (i < ncounts && counts[i].graph == graph) {
-		hw = counts[i].hw;
-		counts[i].graph = 0;
-		counts[i].hw = NULL;
-	}
-	pthread_mutex_unlock(&count_lock);
-	return hw;
-}
-
-/* The exec's host work becomes hw (a reference moves in; NULL: none);
- * returns the old one's reference to put, through *old. */
-static bool exec_set(uint64_t exec, struct shim_hostwork *hw, struct shim_hostwork **old)
-{
-	uint32_t i = AXON_HANDLE_INDEX(exec);
-
-	*old = NULL;
-	pthread_mutex_lock(&count_lock);
-	if (!hw && (i >= nexecs || execs[i].exec != exec)) {
-		pthread_mutex_unlock(&count_lock);
-		return true;	/* nothing to remember */
-	}
-	if (!tab_grow((void **)&execs, &nexecs, i, sizeof(*execs))) {
-		pthread_mutex_unlock(&count_lock);
-		return false;
-	}
-	/* Whatever the slot held goes: this exec's own earlier work, or a
-	 * destroyed exec's whose slot a new one took before its record
-	 * was cleared (another thread instantiating in between). */
-	*old = execs[i].hw;
-	execs[i] = (struct exec_rec){ hw ? exec : 0, hw };
-	pthread_mutex_unlock(&count_lock);
-	return true;
-}
-
-static struct shim_hostwork *exec_hostwork(uint64_t exec)
-{
-	uint32_t i = AXON_HANDLE_INDEX(exec);
-	struct shim_hostwork *hw = NULL;
-
-	pthread_mutex_lock(&count_lock);
-	if (i < nexecs && execs[i].exec == exec && (hw = execs[i].hw))
-		shim_hostwork_get(hw);
-	pthread_mutex_unlock(&count_lock);
-	return hw;
-}
-
-/* After fork: the child forgets the records. Their host work is left on
- * the heap: its staging memory was never the child's (MADV_DONTFORK) and
- * releasing it would name the parent's regions. */
-static void graph_records_forget(void)
-{
-	free(counts);
-	counts = NULL;
-	ncounts = 0;
-	free(execs);
-	execs = NULL;
-	nexecs = 0;
-	pthread_mutex_init(&count_lock, NULL);
-}
-
-__attribute__((constructor)) static void register_graph_records_forget(void)
-{
-	shim_fork_register(graph_records_forget);
 }
 
 static CUresult graph_handle(CUgraph g, uint64_t *h)
@@ -257,7 +85,7 @@ SHIM_EXPORT CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 	r = graph_handle(g, &h);
 	if (r)
 		return r;
-	n = graph_nodes(h);
+	n = shim_graph_nodes(h);
 	if (n < 0)
 		return CUDA_ERROR_INVALID_VALUE;	/* not a graph we know */
 	if (nodes) {
@@ -285,9 +113,9 @@ static CUresult instantiate_daemon(CUgraphExec *out, CUgraph g, unsigned long lo
 	r = graph_handle(g, &h);
 	if (r)
 		return r;
-	hw = graph_hostwork(h);
+	hw = shim_graph_hostwork(h);
 	r = shim_call_obj(AXON_OP_GRAPH_INSTANTIATE, h, flags, 0, &w);
-	if (!r && !exec_set(w.aux[0], hw, &old)) {
+	if (!r && !shim_exec_set_hostwork(w.aux[0], hw, &old)) {
 		destroy(AXON_OP_GRAPH_EXEC_DESTROY, w.aux[0]);
 		r = CUDA_ERROR_OUT_OF_MEMORY;
 	} else if (!r) {
@@ -412,7 +240,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream s)
 		r = shim_stream(s, &hs);
 	if (r)
 		return r;
-	hw = exec_hostwork(hx);
+	hw = shim_exec_hostwork(hx);
 	capturing = hw && shim_capturing();
 	ordered = hw && hw->n && !capturing;
 	if (ordered) {
@@ -507,7 +335,7 @@ SHIM_EXPORT CUresult cuGraphDestroy(CUgraph g)
 		return r;
 	/* Launches queued hold their own references to the host work. */
 	r = destroy(AXON_OP_GRAPH_DESTROY, h);
-	shim_hostwork_put(graph_forget(h));
+	shim_hostwork_put(shim_graph_unrecord(h));
 	return r;
 }
 
@@ -521,7 +349,7 @@ SHIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x)
 		return r;
 	shim_gb_exec_forget(h);	/* made from a built graph: its copy */
 	r = destroy(AXON_OP_GRAPH_EXEC_DESTROY, h);
-	exec_set(h, NULL, &old);	/* cannot fail without host work */
+	shim_exec_set_hostwork(h, NULL, &old);	/* cannot fail without host work */
 	shim_hostwork_put(old);
 	return r;
 }
@@ -545,7 +373,7 @@ static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateRe
 		 * keep the old ones: the update waits for the launches before
 		 * it (the event after the last one's last part, graph_launch).
 		 */
-		struct shim_hostwork *cur = exec_hostwork(hx);
+		struct shim_hostwork *cur = shim_exec_hostwork(hx);
 
 		if (cur) {
 			pthread_mutex_lock(&order_lock);
@@ -562,9 +390,9 @@ static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateRe
 		/* Same number of host nodes (the daemon checked): the exec
 		 * runs the graph's host work from now on. The launches queued
 		 * before hold references to the old one. */
-		struct shim_hostwork *hw = graph_hostwork(hg), *old = NULL;
+		struct shim_hostwork *hw = shim_graph_hostwork(hg), *old = NULL;
 
-		if (!exec_set(hx, hw, &old))
+		if (!shim_exec_set_hostwork(hx, hw, &old))
 			old = hw;	/* cannot be: the exec has a record */
 		shim_hostwork_put(old);
 	}

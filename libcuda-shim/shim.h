@@ -299,12 +299,16 @@ struct shim_hostwork {
 	CUevent order;
 	bool order_set;
 };
+/* hostwork.c */
 void shim_hostwork_get(struct shim_hostwork *hw);
 void shim_hostwork_put(struct shim_hostwork *hw);
 /* A put that cannot be the last (the caller holds another): any lock. */
 void shim_hostwork_unget(struct shim_hostwork *hw);
 /* Frees what n owns (a node never added); no shim lock held. */
 void shim_hostnode_release(struct shim_hostnode *n);
+/* At load time (graph.c, a constructor): how the last put destroys the
+ * order event, which graph.c made. */
+void shim_hostwork_on_order_release(void (*fn)(CUevent order));
 
 /*
  * capture.c: host nodes in a capture. While any capture is open, whoever
@@ -323,12 +327,24 @@ int shim_capture_host_add_locked(uint64_t stream, const struct shim_hostnode *n,
 /* ...then its place among the stream's ops (HOST_FUNC NODE). */
 CUresult shim_capture_host_send_locked(uint64_t stream, uint32_t index);
 
-/* graph.c: the node count CAPTURE_END reported (less what the driver
+/* graphrec.c: the node count CAPTURE_END reported (less what the driver
  * would not count), for cuGraphGetNodes, and the graph's host work (the
  * reference moves in; *stale: one left in the record, to put). False when
- * out of memory. Callable with shim.lock held. */
+ * out of memory. Callable with shim.lock held, as are the lookups. */
 bool shim_graph_note(uint64_t graph, uint64_t nodes, struct shim_hostwork *hw,
 		     struct shim_hostwork **stale);
+int64_t shim_graph_nodes(uint64_t graph);	/* -1 when unknown */
+/* The graph's host work, referenced (NULL: none). */
+struct shim_hostwork *shim_graph_hostwork(uint64_t graph);
+/* Forgets the graph; returns its host work's reference to put. */
+struct shim_hostwork *shim_graph_unrecord(uint64_t graph);
+/* The exec's host work becomes hw (a reference moves in; NULL: none);
+ * the old one's reference to put comes back through *old. False when out
+ * of memory. */
+bool shim_exec_set_hostwork(uint64_t exec, struct shim_hostwork *hw,
+			    struct shim_hostwork **old);
+/* The exec's host work, referenced (NULL: none). */
+struct shim_hostwork *shim_exec_hostwork(uint64_t exec);
 /* graphbuild.c: graphs built node by node, lowered to a capture. */
 bool shim_gb_owns(CUgraph g);
 CUresult shim_gb_destroy(CUgraph g);
