@@ -186,6 +186,11 @@ START_TEST(kill_storm)
 
 		while (a_proc_fds(pid) > fds0 && h_now_ms() < end)
 			usleep(50000);
+		/* The last client's memory goes back to the system (trimmed)
+		 * when the dispatcher frees it, which may be after its
+		 * descriptors closed: wait for that too, with the same bound. */
+		while (a_proc_rss_kb(pid) - rss0 >= RSS_SLACK_KB && h_now_ms() < end)
+			usleep(50000);
 	}
 	fds1 = a_proc_fds(pid);
 	rss1 = a_proc_rss_kb(pid);
