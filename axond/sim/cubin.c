@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cubin.h"
+#include "le.h"
 
 /*
  * NVIDIA's own ELF values, which <elf.h> does not name: the symbol type of
@@ -52,25 +53,6 @@
 #define EIATTR_KPARAM_INFO	0x17
 #define EIATTR_CBANK_PARAM_SIZE	0x19
 #define EIATTR_KPARAM_INFO_V2	0x45
-
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-	       "cubins are read as little-endian host words");
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 /*
  * The image need not be aligned for ELF structs: headers and symbols are
