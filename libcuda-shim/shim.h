@@ -345,16 +345,6 @@ bool shim_exec_set_hostwork(uint64_t exec, struct shim_hostwork *hw,
 			    struct shim_hostwork **old);
 /* The exec's host work, referenced (NULL: none). */
 struct shim_hostwork *shim_exec_hostwork(uint64_t exec);
-/* graphbuild.c: graphs built node by node, lowered to a capture. */
-bool shim_gb_owns(CUgraph g);
-CUresult shim_gb_destroy(CUgraph g);
-CUresult shim_gb_nodes(CUgraph g, CUgraphNode *nodes, size_t *num, bool roots);
-CUresult shim_gb_instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags,
-			     CUresult (*inst)(CUgraphExec *, CUgraph, unsigned long long));
-CUresult shim_gb_exec_update(CUgraphExec x, CUgraph g,
-			     CUresult (*update)(CUgraphExec, CUgraph, CUgraphExecUpdateResult *),
-			     CUgraphExecUpdateResult *result);
-void shim_gb_exec_forget(uint64_t exec);
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
