@@ -24,11 +24,9 @@
  * Lock order: lib_lock, then whatever the cu* functions called take
  * (shim.lock). Nothing holds shim.lock while taking lib_lock.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "fatbin.h"
 #include "shim.h"
@@ -292,10 +290,9 @@ SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 					   void **libraryOptionValues,
 					   unsigned int numLibraryOptions)
 {
-	struct stat st;
 	unsigned int i;
+	size_t size;
 	char *buf;
-	FILE *f;
 	CUresult r;
 
 	(void)jitOptions;
@@ -308,24 +305,9 @@ SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 	for (i = 0; i < numLibraryOptions; i++)
 		if (libraryOptions[i] != CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE)
 			return CUDA_ERROR_INVALID_VALUE;
-	f = fopen(fileName, "rbe");
-	if (!f)
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	if (fstat(fileno(f), &st) < 0 || st.st_size <= 0) {
-		fclose(f);
-		return CUDA_ERROR_INVALID_IMAGE;
-	}
-	buf = calloc(1, (size_t)st.st_size + 1);	/* NUL for PTX */
-	if (!buf) {
-		fclose(f);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		fclose(f);
-		free(buf);
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	}
-	fclose(f);
+	r = shim_read_image_file(fileName, &buf, &size);
+	if (r)
+		return r;
 	r = library_load(library, buf, false);	/* copies what it needs */
 	free(buf);
 	return r;

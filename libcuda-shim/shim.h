@@ -348,6 +348,9 @@ struct shim_hostwork *shim_exec_hostwork(uint64_t exec);
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
+/* The whole of file name and its size, with a NUL after it (for PTX), in
+ * a buffer to free. */
+CUresult shim_read_image_file(const char *name, char **buf, size_t *size);
 /* What cuModuleLoadData would send for @image (the fatbin behind a wrapper)
  * and its size, found from its headers (0: an image it cannot size). */
 const void *shim_module_image(const void *image, size_t *len);
