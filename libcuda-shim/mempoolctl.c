@@ -205,46 +205,68 @@ static struct mpool *attr_pool(CUmemoryPool pool, const void *value, CUresult *r
 	return p;
 }
 
+/* The pool's field of a reuse-policy attribute (an int flag), or NULL. */
+static int *flag_attr(struct mpool *p, CUmemPool_attribute attr)
+{
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+		return &p->follow_events;
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+		return &p->opportunistic;
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+		return &p->internal_deps;
+	default:
+		return NULL;
+	}
+}
+
+/* The pool's field of a 64-bit attribute (the release threshold, the byte
+ * counts and their high marks), or NULL. */
+static uint64_t *u64_attr(struct mpool *p, CUmemPool_attribute attr)
+{
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+		return &p->threshold;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+		return &p->reserved;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+		return &p->reserved_high;
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+		return &p->used;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+		return &p->used_high;
+	default:
+		return NULL;
+	}
+}
+
 SHIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
 					   void *value)
 {
 	CUresult r = CUDA_SUCCESS;
 	struct mpool *p;
+	int *flag;
 
 	p = attr_pool(pool, value, &r);
 	if (!p)
 		return r;
-	switch (attr) {
-	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-		p->follow_events = *(int *)value != 0;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-		p->opportunistic = *(int *)value != 0;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-		p->internal_deps = *(int *)value != 0;
-		break;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+	flag = flag_attr(p, attr);
+	if (flag) {
+		*flag = *(int *)value != 0;
+	} else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) {
 		p->threshold = *(cuuint64_t *)value;
 		if (p->reserved > p->threshold)
 			__atomic_store_n(&shim_mp.trim_wanted, true, __ATOMIC_RELAXED);
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+	} else if (attr == CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH ||
+		   attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH) {
 		/* Only a reset to 0 is allowed: the mark restarts at now. */
 		if (*(cuuint64_t *)value)
 			r = CUDA_ERROR_INVALID_VALUE;
 		else
-			p->reserved_high = p->reserved;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-		if (*(cuuint64_t *)value)
-			r = CUDA_ERROR_INVALID_VALUE;
-		else
-			p->used_high = p->used;
-		break;
-	default:
+			*u64_attr(p, attr) = attr == CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH
+					     ? p->reserved : p->used;
+	} else {
 		r = CUDA_ERROR_INVALID_VALUE;	/* read-only or unknown */
-		break;
 	}
 	shim_unlock();
 	return r;
@@ -255,39 +277,20 @@ SHIM_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribut
 {
 	CUresult r = CUDA_SUCCESS;
 	struct mpool *p;
+	uint64_t *u;
+	int *flag;
 
 	p = attr_pool(pool, value, &r);
 	if (!p)
 		return r;
-	switch (attr) {
-	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-		*(int *)value = p->follow_events;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-		*(int *)value = p->opportunistic;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-		*(int *)value = p->internal_deps;
-		break;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-		*(cuuint64_t *)value = p->threshold;
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-		*(cuuint64_t *)value = p->reserved;
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-		*(cuuint64_t *)value = p->reserved_high;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
-		*(cuuint64_t *)value = p->used;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-		*(cuuint64_t *)value = p->used_high;
-		break;
-	default:
+	flag = flag_attr(p, attr);
+	u = u64_attr(p, attr);
+	if (flag)
+		*(int *)value = *flag;
+	else if (u)
+		*(cuuint64_t *)value = *u;
+	else
 		r = CUDA_ERROR_INVALID_VALUE;
-		break;
-	}
 	shim_unlock();
 	if (!r)
 		SHIM_LOCAL();
