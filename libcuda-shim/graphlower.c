@@ -157,28 +157,6 @@ static CUresult lowering_stream(CUstream *out)
 	return CUDA_SUCCESS;
 }
 
-/* One memset node as the stream's MEMSET op (2D ones too). */
-static CUresult lower_memset(CUstream s, const CUDA_MEMSET_NODE_PARAMS *m)
-{
-	struct axon_sqe *sqe;
-	uint64_t h;
-	CUresult r = shim_stream(s, &h);
-
-	if (r)
-		return r;
-	shim_lock();
-	sqe = shim_sqe();
-	if (sqe) {
-		axon_prep_memset(sqe, h, m->dst, m->width, m->height,
-				 m->height > 1 ? m->pitch : 0, m->value, m->elementSize);
-		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
-		shim_stream_next(h);
-		shim_flush();
-	}
-	shim_unlock();
-	return sqe ? CUDA_SUCCESS : shim_gone_error();
-}
-
 /* Lowers g (a copy, owned by the caller) to a daemon graph in *out. */
 static CUresult lower_locked(const struct gb_graph *g, CUgraph *out);
 
@@ -227,8 +205,9 @@ static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
 					   n->k.shmem, s, NULL, extra);
 			break;
 		}
-		case CU_GRAPH_NODE_TYPE_MEMSET:
-			r = lower_memset(s, &n->m);
+		case CU_GRAPH_NODE_TYPE_MEMSET:	/* the stream's MEMSET op, 2D too */
+			r = shim_memset_async(n->m.dst, n->m.pitch, n->m.value, n->m.elementSize,
+					      n->m.width, n->m.height, s);
 			break;
 		case CU_GRAPH_NODE_TYPE_MEMCPY:
 			if (n->c.host_src)

@@ -372,6 +372,11 @@ CUresult shim_hostfn_issue_locked(uint64_t stream, const struct shim_hostnode *n
  * us to stdout; at CUDA's flush points, with shim.lock not held. */
 void shim_devout_drain(void);
 
+/* copy.c: a memset on stream s as one deferred op (2D: height > 1, rows
+ * pitch bytes apart), as cuMemsetD2D*Async issues it. */
+CUresult shim_memset_async(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t elem,
+			   uint64_t width, uint64_t height, CUstream s);
+
 /* mem.c: minting (lock held; the synchronous path drops and retakes it) */
 CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *addr);
 CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr);
