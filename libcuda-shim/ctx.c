@@ -206,10 +206,7 @@ static CUresult ctx_sync_once(struct shim_ctx *sc);
  * (pools above their release threshold give memory back, mempool.c). */
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
-	CUresult r = ctx_sync_once(sc);
-
-	shim_sync_point();
-	return r;
+	return shim_sync_point(ctx_sync_once(sc));
 }
 
 static CUresult ctx_sync_once(struct shim_ctx *sc)

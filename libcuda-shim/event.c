@@ -212,16 +212,6 @@ SHIM_EXPORT CUresult cuEventQuery(CUevent ev)
 	return r;
 }
 
-static CUresult event_sync(CUevent ev);
-
-SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
-{
-	CUresult r = event_sync(ev);
-
-	shim_sync_point();	/* pools give back above threshold */
-	return r;
-}
-
 static CUresult event_sync(CUevent ev)
 {
 	struct shim_event *e;
@@ -268,6 +258,11 @@ static CUresult event_sync(CUevent ev)
 		sched_yield();
 	}
 	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+	return shim_sync_point(event_sync(ev));	/* pools give back above threshold */
 }
 
 static CUresult elapsed(float *ms, CUevent start, CUevent end)
