@@ -28,8 +28,9 @@ SHIM_SRCS += libcuda-shim/devout.c libcuda-shim/cpus.c libcuda-shim/forkreg.c \
 	libcuda-shim/log.c libcuda-shim/errstate.c libcuda-shim/synchooks.c \
 	libcuda-shim/current.c libcuda-shim/hostwork.c libcuda-shim/graphrec.c
 
-SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/vmm.c
-SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c
+SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/mempoolctl.c libcuda-shim/vmm.c
+SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c \
+	libcuda-shim/graphlower.c
 
 # launch variants, function attributes, host functions, tensor maps
 SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \

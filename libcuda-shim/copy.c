@@ -621,6 +621,12 @@ static CUresult memset_op(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t
 	return sync ? shim_stream_sync(h) : CUDA_SUCCESS;
 }
 
+CUresult shim_memset_async(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t elem,
+			   uint64_t width, uint64_t height, CUstream s)
+{
+	return memset_op(dst, pitch, value, elem, width, height, s, false);
+}
+
 SHIM_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
 {
 	return memset_op(d, 0, v, 1, n, 1, NULL, true);

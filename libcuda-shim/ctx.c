@@ -9,6 +9,18 @@
 #include "shim.h"
 #include "synchooks.h"
 
+/* Connected, and dev is one of the daemon's devices. */
+static CUresult device_ready(CUdevice dev)
+{
+	CUresult r = shim_ensure_init();
+
+	if (r)
+		return r;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	return CUDA_SUCCESS;
+}
+
 static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 			   uint64_t *handle)
 {
@@ -17,11 +29,9 @@ static CUresult ctx_create(CUdevice dev, unsigned int flags, bool primary,
 	struct shim_ctx *sc;
 	CUresult r;
 
-	r = shim_ensure_init();
+	r = device_ready(dev);
 	if (r)
 		return r;
-	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
-		return CUDA_ERROR_INVALID_DEVICE;
 	shim_lock();
 	sqe = shim_sqe();
 	if (!sqe) {
@@ -206,10 +216,7 @@ static CUresult ctx_sync_once(struct shim_ctx *sc);
  * (pools above their release threshold give memory back, mempool.c). */
 static CUresult ctx_sync(struct shim_ctx *sc)
 {
-	CUresult r = ctx_sync_once(sc);
-
-	shim_sync_point();
-	return r;
+	return shim_sync_point(ctx_sync_once(sc));
 }
 
 static CUresult ctx_sync_once(struct shim_ctx *sc)
@@ -252,11 +259,9 @@ static CUresult primary_get(CUdevice dev, bool retain, uint64_t *handle)
 	struct shim_primary *p;
 	CUresult r;
 
-	r = shim_ensure_init();
+	r = device_ready(dev);
 	if (r)
 		return r;
-	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
-		return CUDA_ERROR_INVALID_DEVICE;
 	p = &shim.primary[dev];
 	shim_lock();
 	if (!p->ctx) {

@@ -60,7 +60,31 @@ static CUresult resolve(CUcontext c, uint64_t *ctx)
 	return CUDA_SUCCESS;
 }
 
-CUresult shim_cls_put(CUcontext c, void *key, void *value, void *dtor)
+/* A new entry for key in ctx (cls_lock held); NULL when out of memory. */
+static struct cls_entry *add(uint64_t ctx, void *key)
+{
+	struct cls_entry *e;
+
+	if (ncls == cls_cap) {
+		size_t n = cls_cap ? cls_cap * 2 : 16;
+		struct cls_entry *ne = realloc(cls, n * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		cls = ne;
+		cls_cap = n;
+	}
+	e = &cls[ncls++];
+	e->ctx = ctx;
+	e->key = key;
+	return e;
+}
+
+enum cls_op { CLS_PUT, CLS_DELETE, CLS_GET };
+
+/* One call of the table on key's entry in context c: a put makes the entry
+ * if there is none; a delete or get of none is INVALID_HANDLE. */
+static CUresult cls_do(enum cls_op op, CUcontext c, void *key, void **value, cls_dtor dtor)
 {
 	struct cls_entry *e;
 	uint64_t ctx;
@@ -70,64 +94,44 @@ CUresult shim_cls_put(CUcontext c, void *key, void *value, void *dtor)
 		return r;
 	pthread_mutex_lock(&cls_lock);
 	e = find(ctx, key);
-	if (!e) {
-		if (ncls == cls_cap) {
-			size_t n = cls_cap ? cls_cap * 2 : 16;
-			struct cls_entry *ne = realloc(cls, n * sizeof(*ne));
-
-			if (!ne) {
-				pthread_mutex_unlock(&cls_lock);
-				return CUDA_ERROR_OUT_OF_MEMORY;
-			}
-			cls = ne;
-			cls_cap = n;
+	if (!e && op == CLS_PUT)
+		e = add(ctx, key);
+	if (e) {
+		switch (op) {
+		case CLS_PUT:
+			e->value = *value;
+			e->dtor = dtor;
+			break;
+		case CLS_DELETE:
+			*e = cls[--ncls];
+			break;
+		case CLS_GET:
+			*value = e->value;
+			break;
 		}
-		e = &cls[ncls++];
-		e->ctx = ctx;
-		e->key = key;
 	}
-	e->value = value;
-	e->dtor = (cls_dtor)dtor;
 	pthread_mutex_unlock(&cls_lock);
+	if (!e && op == CLS_PUT)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	SHIM_LOCAL();
-	return CUDA_SUCCESS;
+	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult shim_cls_put(CUcontext c, void *key, void *value, void *dtor)
+{
+	return cls_do(CLS_PUT, c, key, &value, (cls_dtor)dtor);
 }
 
 CUresult shim_cls_delete(CUcontext c, void *key)
 {
-	struct cls_entry *e;
-	uint64_t ctx;
-	CUresult r = resolve(c, &ctx);
-
-	if (r)
-		return r;
-	pthread_mutex_lock(&cls_lock);
-	e = find(ctx, key);
-	if (e)
-		*e = cls[--ncls];
-	pthread_mutex_unlock(&cls_lock);
-	SHIM_LOCAL();
-	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	return cls_do(CLS_DELETE, c, key, NULL, NULL);
 }
 
 CUresult shim_cls_get(void **value, CUcontext c, void *key)
 {
-	struct cls_entry *e;
-	uint64_t ctx;
-	CUresult r;
-
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = resolve(c, &ctx);
-	if (r)
-		return r;
-	pthread_mutex_lock(&cls_lock);
-	e = find(ctx, key);
-	if (e)
-		*value = e->value;
-	pthread_mutex_unlock(&cls_lock);
-	SHIM_LOCAL();
-	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	return cls_do(CLS_GET, c, key, value, NULL);
 }
 
 void shim_ctx_storage_drop(uint64_t ctx)

@@ -23,6 +23,16 @@ static const struct axon_device_info *dev_info(CUdevice dev)
 	return &shim.ring.info->device[dev];
 }
 
+/* The info of dev for a query: NULL with the error in *r when dev is not a
+ * device (checked first) or bad_args says the arguments are not valid. */
+static const struct axon_device_info *query(CUdevice dev, bool bad_args, CUresult *r)
+{
+	*r = check_dev(dev);
+	if (!*r && bad_args)
+		*r = CUDA_ERROR_INVALID_VALUE;
+	return *r ? NULL : dev_info(dev);
+}
+
 SHIM_EXPORT CUresult cuInit(unsigned int flags)
 {
 	if (flags)
@@ -66,63 +76,71 @@ SHIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 SHIM_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-	CUresult r = check_dev(dev);
+	const struct axon_device_info *d;
+	CUresult r;
 
-	if (r)
+	d = query(dev, !name || len <= 0, &r);
+	if (!d)
 		return r;
-	if (!name || len <= 0)
-		return CUDA_ERROR_INVALID_VALUE;
-	snprintf(name, (size_t)len, "%s", dev_info(dev)->name);
+	snprintf(name, (size_t)len, "%s", d->name);
 	return CUDA_SUCCESS;
+}
+
+/* Both widths of cuDeviceTotalMem read it here. */
+static CUresult total_mem(CUdevice dev, bool bad_args, uint64_t *bytes)
+{
+	const struct axon_device_info *d;
+	CUresult r;
+
+	d = query(dev, bad_args, &r);
+	if (d)
+		*bytes = d->total_mem;
+	return r;
 }
 
 SHIM_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
-	CUresult r = check_dev(dev);
+	uint64_t t;
+	CUresult r = total_mem(dev, !bytes, &t);
 
-	if (r)
-		return r;
-	if (!bytes)
-		return CUDA_ERROR_INVALID_VALUE;
-	*bytes = dev_info(dev)->total_mem;
-	return CUDA_SUCCESS;
+	if (!r)
+		*bytes = t;
+	return r;
 }
 
+/* The 32-bit form saturates. */
 SHIM_EXPORT CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
-	CUresult r = check_dev(dev);
+	uint64_t t;
+	CUresult r = total_mem(dev, !bytes, &t);
 
-	if (r)
-		return r;
-	if (!bytes)
-		return CUDA_ERROR_INVALID_VALUE;
-	*bytes = dev_info(dev)->total_mem > 0xffffffffULL ? 0xffffffffU
-		 : (unsigned int)dev_info(dev)->total_mem;
-	return CUDA_SUCCESS;
+	if (!r)
+		*bytes = t > 0xffffffffULL ? 0xffffffffU : (unsigned int)t;
+	return r;
 }
 
 SHIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-	CUresult r = check_dev(dev);
+	const struct axon_device_info *d;
+	CUresult r;
 
-	if (r)
+	d = query(dev, !pi || (int)attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX ||
+		       attrib >= AXON_MAX_ATTRIBUTES, &r);
+	if (!d)
 		return r;
-	if (!pi || (int)attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX ||
-	    attrib >= AXON_MAX_ATTRIBUTES)
-		return CUDA_ERROR_INVALID_VALUE;
-	*pi = dev_info(dev)->attr[attrib];
+	*pi = d->attr[attrib];
 	return CUDA_SUCCESS;
 }
 
 SHIM_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
-	CUresult r = check_dev(dev);
+	const struct axon_device_info *d;
+	CUresult r;
 
-	if (r)
+	d = query(dev, !uuid, &r);
+	if (!d)
 		return r;
-	if (!uuid)
-		return CUDA_ERROR_INVALID_VALUE;
-	memcpy(uuid->bytes, dev_info(dev)->uuid, sizeof(uuid->bytes));
+	memcpy(uuid->bytes, d->uuid, sizeof(uuid->bytes));
 	return CUDA_SUCCESS;
 }
 
@@ -133,27 +151,25 @@ SHIM_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 
 SHIM_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
-	CUresult r = check_dev(dev);
+	const struct axon_device_info *d;
+	CUresult r;
 
-	if (r)
+	d = query(dev, !major || !minor, &r);
+	if (!d)
 		return r;
-	if (!major || !minor)
-		return CUDA_ERROR_INVALID_VALUE;
-	*major = (int)dev_info(dev)->cc_major;
-	*minor = (int)dev_info(dev)->cc_minor;
+	*major = (int)d->cc_major;
+	*minor = (int)d->cc_minor;
 	return CUDA_SUCCESS;
 }
 
 SHIM_EXPORT CUresult cuDeviceGetProperties(CUdevprop *p, CUdevice dev)
 {
 	const struct axon_device_info *i;
-	CUresult r = check_dev(dev);
+	CUresult r;
 
-	if (r)
+	i = query(dev, !p, &r);
+	if (!i)
 		return r;
-	if (!p)
-		return CUDA_ERROR_INVALID_VALUE;
-	i = dev_info(dev);
 	p->maxThreadsPerBlock = i->attr[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK];
 	p->maxThreadsDim[0] = i->attr[CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X];
 	p->maxThreadsDim[1] = i->attr[CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y];
@@ -174,13 +190,11 @@ SHIM_EXPORT CUresult cuDeviceGetProperties(CUdevprop *p, CUdevice dev)
 SHIM_EXPORT CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
 	const struct axon_device_info *i;
-	CUresult r = check_dev(dev);
+	CUresult r;
 
-	if (r)
+	i = query(dev, !pciBusId || len <= 0, &r);
+	if (!i)
 		return r;
-	if (!pciBusId || len <= 0)
-		return CUDA_ERROR_INVALID_VALUE;
-	i = dev_info(dev);
 	snprintf(pciBusId, (size_t)len, "%08x:%02x:%02x.0", i->pci_domain, i->pci_bus,
 		 i->pci_device);
 	return CUDA_SUCCESS;

@@ -30,6 +30,18 @@ static struct shim_event *event_of(CUevent ev)
 	return events[i];
 }
 
+/* The event, with the shim lock taken; NULL, not taken, for none of ours. */
+static struct shim_event *event_locked(CUevent ev)
+{
+	struct shim_event *e;
+
+	shim_lock();
+	e = event_of(ev);
+	if (!e)
+		shim_unlock();
+	return e;
+}
+
 /* After fork: the parent's events mean nothing to the child. */
 static void events_forget(void)
 {
@@ -108,12 +120,9 @@ static CUresult event_destroy(CUevent ev)
 	struct shim_event *e;
 	struct axon_sqe *sqe;
 
-	shim_lock();
-	e = event_of(ev);
-	if (!e) {
-		shim_unlock();
+	e = event_locked(ev);
+	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	}
 	sqe = shim_sqe();
 	if (sqe) {
 		axon_prep_event_destroy(sqe, e->handle);
@@ -145,12 +154,9 @@ SHIM_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 
 	if (r)
 		return r;
-	shim_lock();
-	e = event_of(ev);
-	if (!e) {
-		shim_unlock();
+	e = event_locked(ev);
+	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	}
 	sqe = shim_sqe();
 	if (sqe) {
 		axon_prep_event_record(sqe, h, e->handle);
@@ -206,16 +212,6 @@ SHIM_EXPORT CUresult cuEventQuery(CUevent ev)
 	return r;
 }
 
-static CUresult event_sync(CUevent ev);
-
-SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
-{
-	CUresult r = event_sync(ev);
-
-	shim_sync_point();	/* pools give back above threshold */
-	return r;
-}
-
 static CUresult event_sync(CUevent ev)
 {
 	struct shim_event *e;
@@ -224,12 +220,9 @@ static CUresult event_sync(CUevent ev)
 	CUresult r;
 	int spins;
 
-	shim_lock();
-	e = event_of(ev);
-	if (!e) {
-		shim_unlock();
+	e = event_locked(ev);
+	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	}
 	slot = e->slot;
 	seq = e->seq;
 	stream = e->stream;
@@ -265,6 +258,11 @@ static CUresult event_sync(CUevent ev)
 		sched_yield();
 	}
 	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+	return shim_sync_point(event_sync(ev));	/* pools give back above threshold */
 }
 
 static CUresult elapsed(float *ms, CUevent start, CUevent end)

@@ -123,26 +123,26 @@ static CUresult rt_load_compilers(void)
 /* CUDA 13.0 cudart and older expect 10 slots, 13.1 and newer 13 (§13.1;
  * ZLUDA commit d9a5304f "Add CUDA 13.1 compatibility"). The other tables'
  * sizes (7, 4, 4, 3 slots) are ZLUDA's dark_api! sizes too. */
+/* Slots [1] to [9], the same in both: a macro, since the two tables must
+ * each be one array behind their own size word. */
+#define CUDART_IFACE_1_TO_9 \
+	(const void *)rt_module_from_fatbin, \
+	(const void *)rt_primary_ctx, \
+	NULL, NULL, NULL, \
+	(const void *)rt_module_from_fatbin_ext1, \
+	(const void *)rt_fn7, \
+	(const void *)rt_module_from_fatbin_ext2, \
+	NULL
+
 static const void *const cudart_iface10[10] = {
 	SIZE_WORD(10),
-	(const void *)rt_module_from_fatbin,
-	(const void *)rt_primary_ctx,
-	NULL, NULL, NULL,
-	(const void *)rt_module_from_fatbin_ext1,
-	(const void *)rt_fn7,
-	(const void *)rt_module_from_fatbin_ext2,
-	NULL,
+	CUDART_IFACE_1_TO_9,
 };
 
 static const void *const cudart_iface13[13] = {
 	SIZE_WORD(13),
-	(const void *)rt_module_from_fatbin,
-	(const void *)rt_primary_ctx,
-	NULL, NULL, NULL,
-	(const void *)rt_module_from_fatbin_ext1,
-	(const void *)rt_fn7,
-	(const void *)rt_module_from_fatbin_ext2,
-	NULL, NULL, NULL,
+	CUDART_IFACE_1_TO_9,
+	NULL, NULL,
 	(const void *)rt_load_compilers,
 };
 

@@ -41,12 +41,15 @@ SHIM_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attri
 	return r;
 }
 
-/* Local answers need the saved entry, found under the lock. */
-static CUresult with_func(CUfunction f, struct shim_func *out, uint32_t *param,
-			  uint32_t index)
+/* Local answers need the saved entry, found under the lock; bad_args (the
+ * caller's arguments are not valid) is INVALID_VALUE, checked first. */
+static CUresult with_func(CUfunction f, bool bad_args, struct shim_func *out,
+			  uint32_t *param, uint32_t index)
 {
 	struct shim_func *sf;
 
+	if (bad_args)
+		return CUDA_ERROR_INVALID_VALUE;
 	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
 		return CUDA_ERROR_NOT_INITIALIZED;
 	shim_lock();
@@ -67,9 +70,8 @@ static CUresult param_info(CUfunction f, size_t index, size_t *off, size_t *size
 	uint32_t p = 0;
 	CUresult r;
 
-	if (!off && !size)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = with_func(f, &sf, &p, index > UINT32_MAX ? UINT32_MAX : (uint32_t)index);
+	r = with_func(f, !off && !size, &sf, &p,
+		      index > UINT32_MAX ? UINT32_MAX : (uint32_t)index);
 	if (r)
 		return r;
 	if (index >= sf.nparams)
@@ -94,11 +96,8 @@ SHIM_EXPORT CUresult cuKernelGetParamInfo(CUkernel k, size_t index, size_t *off,
 SHIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction f)
 {
 	struct shim_func sf;
-	CUresult r;
+	CUresult r = with_func(f, !name, &sf, NULL, 0);
 
-	if (!name)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = with_func(f, &sf, NULL, 0);
 	if (!r)
 		*name = sf.name;	/* lives as long as the function's entry */
 	return r;
@@ -107,11 +106,8 @@ SHIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction f)
 SHIM_EXPORT CUresult cuFuncGetModule(CUmodule *mod, CUfunction f)
 {
 	struct shim_func sf;
-	CUresult r;
+	CUresult r = with_func(f, !mod, &sf, NULL, 0);
 
-	if (!mod)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = with_func(f, &sf, NULL, 0);
 	if (!r)
 		*mod = (CUmodule)(uintptr_t)sf.module;
 	return r;
@@ -122,11 +118,8 @@ SHIM_EXPORT CUresult cuFuncGetModule(CUmodule *mod, CUfunction f)
 SHIM_EXPORT CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f)
 {
 	struct shim_func sf;
-	CUresult r;
+	CUresult r = with_func(f, !state, &sf, NULL, 0);
 
-	if (!state)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = with_func(f, &sf, NULL, 0);
 	if (!r)
 		*state = CU_FUNCTION_LOADING_STATE_LOADED;
 	return r;
@@ -136,5 +129,5 @@ SHIM_EXPORT CUresult cuFuncLoad(CUfunction f)
 {
 	struct shim_func sf;
 
-	return with_func(f, &sf, NULL, 0);
+	return with_func(f, false, &sf, NULL, 0);
 }

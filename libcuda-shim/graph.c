@@ -14,8 +14,8 @@
  * cuGraphGetNodes answers a captured graph's node count (what CAPTURE_END
  * reported, less the daemon's nodes the driver would not have) but names
  * no nodes: node handles are not exposed. Graphs built node by node
- * (cuGraphCreate, cuGraphAdd*Node) live in graphbuild.c; the calls here
- * hand them over to it.
+ * (cuGraphCreate, cuGraphAdd*Node) live in graphbuild.c and are lowered
+ * to a capture by graphlower.c; the calls here hand them over.
  *
  * A captured graph may carry host work (shim.h: host functions and the
  * host side of staged copies), which the daemon's graph cannot run: it is
@@ -30,6 +30,8 @@
 #include <string.h>
 
 #include "shim.h"
+#include "graphbuild.h"
+#include "graphlower.h"
 
 /* The order event of host work is made here (graph_launch); hostwork.c
  * destroys it through this hook with the last reference. */
@@ -127,7 +129,7 @@ static CUresult instantiate_daemon(CUgraphExec *out, CUgraph g, unsigned long lo
 	return r;
 }
 
-/* A graph built node by node is lowered to a capture first (graphbuild.c). */
+/* A graph built node by node is lowered to a capture first (graphlower.c). */
 static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags)
 {
 	if (out && shim_gb_owns(g))
@@ -408,7 +410,7 @@ CUresult shim_graph_exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpda
 	return exec_update_daemon(x, g, res);
 }
 
-/* From a built graph: lowered to a capture first (graphbuild.c). */
+/* From a built graph: lowered to a capture first (graphlower.c). */
 static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResult *result)
 {
 	if (shim_gb_owns(g))

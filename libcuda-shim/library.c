@@ -24,11 +24,9 @@
  * Lock order: lib_lock, then whatever the cu* functions called take
  * (shim.lock). Nothing holds shim.lock while taking lib_lock.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "fatbin.h"
 #include "shim.h"
@@ -292,10 +290,9 @@ SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 					   void **libraryOptionValues,
 					   unsigned int numLibraryOptions)
 {
-	struct stat st;
 	unsigned int i;
+	size_t size;
 	char *buf;
-	FILE *f;
 	CUresult r;
 
 	(void)jitOptions;
@@ -308,24 +305,9 @@ SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 	for (i = 0; i < numLibraryOptions; i++)
 		if (libraryOptions[i] != CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE)
 			return CUDA_ERROR_INVALID_VALUE;
-	f = fopen(fileName, "rbe");
-	if (!f)
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	if (fstat(fileno(f), &st) < 0 || st.st_size <= 0) {
-		fclose(f);
-		return CUDA_ERROR_INVALID_IMAGE;
-	}
-	buf = calloc(1, (size_t)st.st_size + 1);	/* NUL for PTX */
-	if (!buf) {
-		fclose(f);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		fclose(f);
-		free(buf);
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	}
-	fclose(f);
+	r = shim_read_image_file(fileName, &buf, &size);
+	if (r)
+		return r;
 	r = library_load(library, buf, false);	/* copies what it needs */
 	free(buf);
 	return r;
@@ -438,32 +420,46 @@ out:
 	return r;
 }
 
-SHIM_EXPORT CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+/* What the caller asks of a kernel (the pointers not NULL), read under the
+ * lock; INVALID_HANDLE for a kernel that is not one. */
+static CUresult kernel_get(CUkernel kernel, CUlibrary *lib, const char **name, CUfunction *f)
 {
 	struct lib_kernel *k;
 
-	if (!pLib)
-		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&lib_lock);
 	k = kernel_of(kernel);
-	if (k)
-		*pLib = (CUlibrary)k->lib;
+	if (k && lib)
+		*lib = (CUlibrary)k->lib;
+	if (k && name)
+		*name = k->name;	/* lives until cuLibraryUnload */
+	if (k && f)
+		*f = k->handle;
 	pthread_mutex_unlock(&lib_lock);
 	return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+SHIM_EXPORT CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+	if (!pLib)
+		return CUDA_ERROR_INVALID_VALUE;
+	return kernel_get(kernel, pLib, NULL, NULL);
+}
+
 SHIM_EXPORT CUresult cuKernelGetName(const char **name, CUkernel kernel)
 {
-	struct lib_kernel *k;
-
 	if (!name)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&lib_lock);
-	k = kernel_of(kernel);
-	if (k)
-		*name = k->name;	/* lives until cuLibraryUnload */
-	pthread_mutex_unlock(&lib_lock);
-	return k ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	return kernel_get(kernel, NULL, name, NULL);
+}
+
+/* The device a cuKernel{Get,Set}Attribute call names. */
+static CUresult attr_device(CUdevice dev)
+{
+	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	return CUDA_SUCCESS;
 }
 
 /* Attributes are the function's; the device only picks which context's
@@ -471,21 +467,15 @@ SHIM_EXPORT CUresult cuKernelGetName(const char **name, CUkernel kernel)
 SHIM_EXPORT CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
 					  CUdevice dev)
 {
-	struct lib_kernel *k;
-	CUfunction f = NULL;
+	CUfunction f;
+	CUresult r;
 
 	if (!pi)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
-		return CUDA_ERROR_INVALID_DEVICE;
-	pthread_mutex_lock(&lib_lock);
-	k = kernel_of(kernel);
-	if (k)
-		f = k->handle;
-	pthread_mutex_unlock(&lib_lock);
-	return f ? cuFuncGetAttribute(pi, attrib, f) : CUDA_ERROR_INVALID_HANDLE;
+	r = attr_device(dev);
+	if (!r)
+		r = kernel_get(kernel, NULL, NULL, &f);
+	return r ? r : cuFuncGetAttribute(pi, attrib, f);
 }
 
 /*
@@ -498,12 +488,10 @@ SHIM_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val,
 	struct lib_kernel *k;
 	struct shim_library *l;
 	unsigned int i;
-	CUresult r = CUDA_SUCCESS;
+	CUresult r = attr_device(dev);
 
-	if (!__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (dev < 0 || (unsigned int)dev >= shim.ring.info->ndevices)
-		return CUDA_ERROR_INVALID_DEVICE;
+	if (r)
+		return r;
 	pthread_mutex_lock(&lib_lock);
 	k = kernel_of(kernel);
 	if (!k) {
@@ -540,36 +528,35 @@ out:
 	return r;
 }
 
-SHIM_EXPORT CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+/* The library's module in the context its calls work in (loaded there if
+ * need be). */
+static CUresult lib_module(CUlibrary library, CUmodule *mod)
 {
 	struct shim_library *l;
 	struct shim_ctx *sc;
 	CUresult r;
 
-	if (!pMod)
-		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&lib_lock);
 	l = lib_of(library);
 	r = l ? target_ctx(&sc) : CUDA_ERROR_INVALID_HANDLE;
 	if (!r)
-		r = module_in(l, sc, pMod);
+		r = module_in(l, sc, mod);
 	pthread_mutex_unlock(&lib_lock);
 	return r;
+}
+
+SHIM_EXPORT CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+	if (!pMod)
+		return CUDA_ERROR_INVALID_VALUE;
+	return lib_module(library, pMod);
 }
 
 SHIM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
 					const char *name)
 {
-	struct shim_library *l;
-	struct shim_ctx *sc;
 	CUmodule mod;
-	CUresult r;
+	CUresult r = lib_module(library, &mod);
 
-	pthread_mutex_lock(&lib_lock);
-	l = lib_of(library);
-	r = l ? target_ctx(&sc) : CUDA_ERROR_INVALID_HANDLE;
-	if (!r)
-		r = module_in(l, sc, &mod);
-	pthread_mutex_unlock(&lib_lock);
 	return r ? r : cuModuleGetGlobal_v2(dptr, bytes, mod, name);
 }

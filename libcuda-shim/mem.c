@@ -58,6 +58,15 @@ CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr)
 	return CUDA_SUCCESS;
 }
 
+/* The current context, for an allocation or free: neither is replayed by
+ * a graph, so a capture refuses them. */
+static CUresult uncaptured_ctx(struct shim_ctx **sc)
+{
+	CUresult r = shim_capture_unsafe();
+
+	return r ? r : shim_get_ctx(sc);
+}
+
 static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
 {
 	struct shim_ctx *sc;
@@ -66,10 +75,7 @@ static CUresult mem_alloc(CUdeviceptr *dptr, uint64_t size)
 
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = shim_capture_unsafe();	/* not replayed by a graph */
-	if (r)
-		return r;
-	r = shim_get_ctx(&sc);
+	r = uncaptured_ctx(&sc);
 	if (r)
 		return r;
 	if (!size)
@@ -112,10 +118,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 
 	if (!dptr)
 		return CUDA_SUCCESS;
-	r = shim_capture_unsafe();	/* not replayed by a graph */
-	if (r)
-		return r;
-	r = shim_get_ctx(&sc);
+	r = uncaptured_ctx(&sc);
 	if (r)
 		return r;
 	shim_lock();

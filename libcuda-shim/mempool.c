@@ -36,82 +36,42 @@
  * nodes are not built. Sharing pools between processes (export, import)
  * is not supported: those calls answer CUDA_ERROR_NOT_SUPPORTED with a log
  * line, as does a pool created with an exportable handle type.
+ *
+ * The pools and their blocks are here (mempool.h), with the allocations
+ * and frees; the calls that create, choose, configure and destroy pools
+ * are in mempoolctl.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rangemap.h"
-#include "shim.h"
+#include "mempool.h"
 #include "synchooks.h"
 #include "forkreg.h"
 
-struct mpool;
-
-struct block {
-	uint64_t addr, size;
-	struct mpool *pool;
-	bool free;
-	/* the point of its free (free blocks) */
-	uint64_t stream;
-	uint32_t slot;
-	uint64_t seq;
-	struct block *next, *prev;	/* the pool's free list */
-};
-
-struct mpool {
-	CUmemPoolProps props;
-	int device;
-	bool destroyed;		/* cuMemPoolDestroy'd, blocks still in use */
-	uint64_t threshold;
-	int follow_events, opportunistic, internal_deps;
-	uint64_t reserved, reserved_high, used, used_high;
-	unsigned long long access[AXON_MAX_DEVICES];	/* CUmemAccess_flags */
-	size_t nblocks;
-	struct block *free_head;
-	struct mpool *next;	/* every live pool */
-};
-
-static struct {
-	bool init;
-	struct rangemap blocks;		/* every block, by address */
-	struct mpool *pools;
-	struct mpool *dflt[AXON_MAX_DEVICES];	/* made on first use */
-	struct mpool *current[AXON_MAX_DEVICES];	/* NULL: the default */
-	bool trim_wanted;	/* a pool may be above its threshold */
-} mp;
+struct shim_mp shim_mp;
 
 /* Lock held. */
-static void mp_init(void)
+void shim_mp_init(void)
 {
-	if (mp.init)
+	if (shim_mp.init)
 		return;
-	rangemap_init(&mp.blocks);
-	mp.init = true;
-}
-
-static bool connected(void)
-{
-	return __atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE);
-}
-
-static bool device_ok(int dev)
-{
-	return dev >= 0 && (unsigned int)dev < shim.ring.info->ndevices;
+	rangemap_init(&shim_mp.blocks);
+	shim_mp.init = true;
 }
 
 /* A pool handle the caller gave: one of ours, live. Lock held. */
-static struct mpool *pool_of(CUmemoryPool h)
+struct mpool *shim_mp_pool_of(CUmemoryPool h)
 {
 	struct mpool *p;
 
-	for (p = mp.pools; p; p = p->next)
+	for (p = shim_mp.pools; p; p = p->next)
 		if ((CUmemoryPool)p == h && !p->destroyed)
 			return p;
 	return NULL;
 }
 
-static struct mpool *pool_new(int dev)
+struct mpool *shim_mp_pool_new(int dev)
 {
 	struct mpool *p = calloc(1, sizeof(*p));
 
@@ -125,16 +85,16 @@ static struct mpool *pool_new(int dev)
 	p->follow_events = 1;
 	p->internal_deps = 1;
 	p->access[dev] = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-	p->next = mp.pools;
-	mp.pools = p;
+	p->next = shim_mp.pools;
+	shim_mp.pools = p;
 	return p;
 }
 
-static void pool_unlink(struct mpool *p)
+void shim_mp_pool_unlink(struct mpool *p)
 {
 	struct mpool **pp;
 
-	for (pp = &mp.pools; *pp; pp = &(*pp)->next)
+	for (pp = &shim_mp.pools; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
 			break;
@@ -143,16 +103,16 @@ static void pool_unlink(struct mpool *p)
 }
 
 /* The device's default pool, made on first use. Lock held. */
-static struct mpool *default_pool(int dev)
+struct mpool *shim_mp_default_pool(int dev)
 {
-	if (!mp.dflt[dev])
-		mp.dflt[dev] = pool_new(dev);
-	return mp.dflt[dev];
+	if (!shim_mp.dflt[dev])
+		shim_mp.dflt[dev] = shim_mp_pool_new(dev);
+	return shim_mp.dflt[dev];
 }
 
-static struct mpool *current_pool(int dev)
+struct mpool *shim_mp_current_pool(int dev)
 {
-	return mp.current[dev] ? mp.current[dev] : default_pool(dev);
+	return shim_mp.current[dev] ? shim_mp.current[dev] : shim_mp_default_pool(dev);
 }
 
 static void free_list_del(struct block *b)
@@ -186,19 +146,19 @@ static CUresult block_release(struct block *b)
 		free_list_del(b);
 	else
 		p->used -= b->size;
-	rangemap_remove(&mp.blocks, b->addr, NULL);
+	rangemap_remove(&shim_mp.blocks, b->addr, NULL);
 	r = shim_unmint_locked(ctx, b->addr);
 	p->reserved -= b->size;
 	p->nblocks--;
 	free(b);
 	/* A destroyed pool goes with its last block. */
 	if (p->destroyed && !p->nblocks)
-		pool_unlink(p);
+		shim_mp_pool_unlink(p);
 	return r;
 }
 
 /* Releases free blocks until the pool holds at most keep bytes. */
-static void pool_trim(struct mpool *p, uint64_t keep)
+void shim_mp_pool_trim(struct mpool *p, uint64_t keep)
 {
 	while (p->reserved > keep && p->free_head)
 		block_release(p->free_head);
@@ -206,7 +166,7 @@ static void pool_trim(struct mpool *p, uint64_t keep)
 
 bool shim_mempool_owns(uint64_t addr, CUmemoryPool *pool)
 {
-	struct rangemap_entry *e = mp.init ? rangemap_find(&mp.blocks, addr) : NULL;
+	struct rangemap_entry *e = shim_mp.init ? rangemap_find(&shim_mp.blocks, addr) : NULL;
 	struct block *b;
 
 	if (!e || e->base != addr)
@@ -221,7 +181,7 @@ bool shim_mempool_owns(uint64_t addr, CUmemoryPool *pool)
 
 CUresult shim_mempool_release_locked(uint64_t addr)
 {
-	struct rangemap_entry *e = mp.init ? rangemap_find(&mp.blocks, addr) : NULL;
+	struct rangemap_entry *e = shim_mp.init ? rangemap_find(&shim_mp.blocks, addr) : NULL;
 	struct block *b = e && e->base == addr ? e->value : NULL;
 
 	if (!b || b->free)
@@ -233,12 +193,12 @@ static void sync_point_trim(void)
 {
 	struct mpool *p;
 
-	if (!__atomic_load_n(&mp.trim_wanted, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&shim_mp.trim_wanted, __ATOMIC_RELAXED))
 		return;
 	shim_lock();
-	__atomic_store_n(&mp.trim_wanted, false, __ATOMIC_RELAXED);
-	for (p = mp.pools; p; p = p->next)
-		pool_trim(p, p->threshold);
+	__atomic_store_n(&shim_mp.trim_wanted, false, __ATOMIC_RELAXED);
+	for (p = shim_mp.pools; p; p = p->next)
+		shim_mp_pool_trim(p, p->threshold);
 	shim_unlock();
 }
 
@@ -259,13 +219,13 @@ static void mempool_forget(void)
 {
 	struct mpool *p, *next;
 
-	if (mp.init)
-		rangemap_destroy(&mp.blocks, free_block, NULL);
-	for (p = mp.pools; p; p = next) {
+	if (shim_mp.init)
+		rangemap_destroy(&shim_mp.blocks, free_block, NULL);
+	for (p = shim_mp.pools; p; p = next) {
 		next = p->next;
 		free(p);
 	}
-	memset(&mp, 0, sizeof(mp));
+	memset(&shim_mp, 0, sizeof(shim_mp));
 }
 
 __attribute__((constructor)) static void register_mempool_forget(void)
@@ -309,7 +269,7 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool hpoo
 	CUresult r;
 	int dev, attempt;
 
-	if (!connected())
+	if (!shim_mp_connected())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -325,15 +285,15 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool hpoo
 	if (rounded < bytesize)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	shim_lock();
-	mp_init();
+	shim_mp_init();
 	if (explicit_pool) {
-		p = pool_of(hpool);
+		p = shim_mp_pool_of(hpool);
 		if (!p) {
 			shim_unlock();
 			return CUDA_ERROR_INVALID_VALUE;
 		}
 	} else {
-		p = current_pool(sc->device);
+		p = shim_mp_current_pool(sc->device);
 		if (!p) {
 			shim_unlock();
 			return CUDA_ERROR_OUT_OF_MEMORY;
@@ -359,13 +319,13 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool hpoo
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	shim_lock();
 	for (attempt = 0;; attempt++) {
-		p = explicit_pool ? pool_of(hpool) : current_pool(dev);
+		p = explicit_pool ? shim_mp_pool_of(hpool) : shim_mp_current_pool(dev);
 		if (!p) {
 			r = CUDA_ERROR_INVALID_VALUE;	/* destroyed meanwhile */
 			break;
 		}
 		if (p->props.maxSize && p->reserved + rounded > p->props.maxSize) {
-			pool_trim(p, p->props.maxSize > rounded
+			shim_mp_pool_trim(p, p->props.maxSize > rounded
 				  ? p->props.maxSize - rounded : 0);
 			if (p->reserved + rounded > p->props.maxSize) {
 				r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -380,8 +340,8 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool hpoo
 		{
 			struct mpool *q;
 
-			for (q = mp.pools; q; q = q->next)
-				pool_trim(q, 0);
+			for (q = shim_mp.pools; q; q = q->next)
+				shim_mp_pool_trim(q, 0);
 		}
 	}
 	if (r) {
@@ -389,11 +349,11 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool hpoo
 		free(b);
 		return r;
 	}
-	p = explicit_pool ? pool_of(hpool) : current_pool(dev);
+	p = explicit_pool ? shim_mp_pool_of(hpool) : shim_mp_current_pool(dev);
 	b->addr = addr;
 	b->size = rounded;
 	b->pool = p;
-	if (!p || rangemap_insert(&mp.blocks, addr, rounded, b, NULL)) {
+	if (!p || rangemap_insert(&shim_mp.blocks, addr, rounded, b, NULL)) {
 		shim_unmint_locked(ctx, addr);
 		shim_unlock();
 		free(b);
@@ -440,7 +400,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	uint64_t h;
 	CUresult r;
 
-	if (!connected())
+	if (!shim_mp_connected())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	r = shim_stream(hStream, &h);
 	if (!r)
@@ -448,7 +408,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	if (r)
 		return r;
 	shim_lock();
-	e = mp.init ? rangemap_find(&mp.blocks, dptr) : NULL;
+	e = shim_mp.init ? rangemap_find(&shim_mp.blocks, dptr) : NULL;
 	b = e && e->base == dptr ? e->value : NULL;
 	if (!b) {
 		shim_unlock();
@@ -486,7 +446,7 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	p->free_head = b;
 	p->used -= b->size;
 	if (p->reserved > p->threshold)
-		__atomic_store_n(&mp.trim_wanted, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&shim_mp.trim_wanted, true, __ATOMIC_RELAXED);
 	shim_unlock();
 	SHIM_LOCAL();
 	return CUDA_SUCCESS;
@@ -497,387 +457,3 @@ SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 	return cuMemFreeAsync(dptr, hStream);
 }
 
-/* ---- pools ---------------------------------------------------------------- */
-
-SHIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
-{
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool_out)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!device_ok(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
-	shim_lock();
-	*pool_out = (CUmemoryPool)default_pool(dev);
-	shim_unlock();
-	return *pool_out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-}
-
-SHIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
-{
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!device_ok(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
-	shim_lock();
-	*pool = (CUmemoryPool)current_pool(dev);
-	shim_unlock();
-	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-}
-
-SHIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
-{
-	struct mpool *p;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!device_ok(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
-	shim_lock();
-	p = pool_of(pool);
-	if (p && p->device == dev)
-		mp.current[dev] = p;
-	shim_unlock();
-	return p && p->device == dev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-/* The location and type cuMem{Get,Set}[Default]MemPool name: device pinned
- * memory only. */
-static CUresult location_dev(const CUmemLocation *loc, CUmemAllocationType type, int *dev)
-{
-	if (!loc)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (type != CU_MEM_ALLOCATION_TYPE_PINNED ||
-	    loc->type != CU_MEM_LOCATION_TYPE_DEVICE)
-		return loc->type == CU_MEM_LOCATION_TYPE_HOST ||
-		       loc->type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
-		       type == CU_MEM_ALLOCATION_TYPE_MANAGED
-		       ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
-	if (!device_ok(loc->id))
-		return CUDA_ERROR_INVALID_DEVICE;
-	*dev = loc->id;
-	return CUDA_SUCCESS;
-}
-
-SHIM_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location,
-					    CUmemAllocationType type)
-{
-	CUresult r;
-	int dev;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	r = location_dev(location, type, &dev);
-	return r ? r : cuDeviceGetDefaultMemPool(pool_out, dev);
-}
-
-SHIM_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
-				     CUmemAllocationType type)
-{
-	CUresult r;
-	int dev;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	r = location_dev(location, type, &dev);
-	return r ? r : cuDeviceGetMemPool(pool, dev);
-}
-
-SHIM_EXPORT CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type,
-				     CUmemoryPool pool)
-{
-	CUresult r;
-	int dev;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	r = location_dev(location, type, &dev);
-	return r ? r : cuDeviceSetMemPool(dev, pool);
-}
-
-SHIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
-{
-	static const unsigned char zero[sizeof(props->reserved)];
-	struct mpool *p;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool || !props || props->win32SecurityAttributes ||
-	    memcmp(props->reserved, zero, sizeof(zero)))
-		return CUDA_ERROR_INVALID_VALUE;
-	if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-	    props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-		return props->location.type == CU_MEM_LOCATION_TYPE_HOST ||
-		       props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
-		       props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED
-		       ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
-	if (!device_ok(props->location.id))
-		return CUDA_ERROR_INVALID_DEVICE;
-	if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
-		shim_log("cuMemPoolCreate: pools shareable between processes (handle type "
-			 "0x%x) are not supported", (unsigned int)props->handleTypes);
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	if (props->usage & CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	shim_lock();
-	mp_init();
-	p = pool_new(props->location.id);
-	if (p)
-		p->props = *props;
-	shim_unlock();
-	if (!p)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	*pool = (CUmemoryPool)p;
-	return CUDA_SUCCESS;
-}
-
-SHIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
-{
-	struct mpool *p;
-	int dev;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	shim_lock();
-	p = pool_of(pool);
-	if (!p || p == mp.dflt[p->device]) {
-		/* A default pool cannot be destroyed. */
-		shim_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	/* The device's current pool becomes its default again. */
-	for (dev = 0; dev < AXON_MAX_DEVICES; dev++)
-		if (mp.current[dev] == p)
-			mp.current[dev] = NULL;
-	pool_trim(p, 0);
-	/* Blocks still allocated go when they are freed (block_release),
-	 * and the pool with the last of them. */
-	if (p->nblocks)
-		p->destroyed = true;
-	else
-		pool_unlink(p);
-	shim_unlock();
-	return CUDA_SUCCESS;
-}
-
-SHIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
-{
-	struct mpool *p;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	shim_lock();
-	p = pool_of(pool);
-	if (p)
-		pool_trim(p, minBytesToKeep);
-	shim_unlock();
-	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-SHIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
-					   void *value)
-{
-	CUresult r = CUDA_SUCCESS;
-	struct mpool *p;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!value)
-		return CUDA_ERROR_INVALID_VALUE;
-	shim_lock();
-	p = pool_of(pool);
-	if (!p) {
-		shim_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	switch (attr) {
-	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-		p->follow_events = *(int *)value != 0;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-		p->opportunistic = *(int *)value != 0;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-		p->internal_deps = *(int *)value != 0;
-		break;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-		p->threshold = *(cuuint64_t *)value;
-		if (p->reserved > p->threshold)
-			__atomic_store_n(&mp.trim_wanted, true, __ATOMIC_RELAXED);
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-		/* Only a reset to 0 is allowed: the mark restarts at now. */
-		if (*(cuuint64_t *)value)
-			r = CUDA_ERROR_INVALID_VALUE;
-		else
-			p->reserved_high = p->reserved;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-		if (*(cuuint64_t *)value)
-			r = CUDA_ERROR_INVALID_VALUE;
-		else
-			p->used_high = p->used;
-		break;
-	default:
-		r = CUDA_ERROR_INVALID_VALUE;	/* read-only or unknown */
-		break;
-	}
-	shim_unlock();
-	return r;
-}
-
-SHIM_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
-					   void *value)
-{
-	CUresult r = CUDA_SUCCESS;
-	struct mpool *p;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!value)
-		return CUDA_ERROR_INVALID_VALUE;
-	shim_lock();
-	p = pool_of(pool);
-	if (!p) {
-		shim_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	switch (attr) {
-	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-		*(int *)value = p->follow_events;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-		*(int *)value = p->opportunistic;
-		break;
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-		*(int *)value = p->internal_deps;
-		break;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-		*(cuuint64_t *)value = p->threshold;
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-		*(cuuint64_t *)value = p->reserved;
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-		*(cuuint64_t *)value = p->reserved_high;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
-		*(cuuint64_t *)value = p->used;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-		*(cuuint64_t *)value = p->used_high;
-		break;
-	default:
-		r = CUDA_ERROR_INVALID_VALUE;
-		break;
-	}
-	shim_unlock();
-	if (!r)
-		SHIM_LOCAL();
-	return r;
-}
-
-SHIM_EXPORT CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map,
-					size_t count)
-{
-	struct mpool *p;
-	size_t i;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!map && count)
-		return CUDA_ERROR_INVALID_VALUE;
-	for (i = 0; i < count; i++) {
-		if (map[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-		    (map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
-		     map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
-		     map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE))
-			return CUDA_ERROR_INVALID_VALUE;
-		if (!device_ok(map[i].location.id))
-			return CUDA_ERROR_INVALID_DEVICE;
-	}
-	shim_lock();
-	p = pool_of(pool);
-	if (!p) {
-		shim_unlock();
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	/* The owning device always has read-write access. */
-	for (i = 0; i < count; i++)
-		if (map[i].location.id == p->device &&
-		    map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) {
-			shim_unlock();
-			return CUDA_ERROR_INVALID_DEVICE;
-		}
-	for (i = 0; i < count; i++)
-		p->access[map[i].location.id] = map[i].flags;
-	shim_unlock();
-	return CUDA_SUCCESS;
-}
-
-SHIM_EXPORT CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool,
-					CUmemLocation *location)
-{
-	struct mpool *p;
-
-	if (!connected())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!flags || !location || location->type != CU_MEM_LOCATION_TYPE_DEVICE)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!device_ok(location->id))
-		return CUDA_ERROR_INVALID_DEVICE;
-	shim_lock();
-	p = pool_of(memPool);
-	if (p)
-		*flags = (CUmemAccess_flags)p->access[location->id];
-	shim_unlock();
-	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-/* Sharing a pool, or one of its allocations, with another process. */
-static CUresult no_ipc(const char *fn)
-{
-	shim_log("%s: sharing memory pools between processes is not supported", fn);
-	return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-SHIM_EXPORT CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
-						      CUmemAllocationHandleType handleType,
-						      unsigned long long flags)
-{
-	(void)handle_out;
-	(void)pool;
-	(void)handleType;
-	(void)flags;
-	return no_ipc("cuMemPoolExportToShareableHandle");
-}
-
-SHIM_EXPORT CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
-							CUmemAllocationHandleType handleType,
-							unsigned long long flags)
-{
-	(void)pool_out;
-	(void)handle;
-	(void)handleType;
-	(void)flags;
-	return no_ipc("cuMemPoolImportFromShareableHandle");
-}
-
-SHIM_EXPORT CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
-{
-	(void)shareData_out;
-	(void)ptr;
-	return no_ipc("cuMemPoolExportPointer");
-}
-
-SHIM_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
-					    CUmemPoolPtrExportData *shareData)
-{
-	(void)ptr_out;
-	(void)pool;
-	(void)shareData;
-	return no_ipc("cuMemPoolImportPointer");
-}

@@ -171,35 +171,47 @@ SHIM_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *mod, const void *fatbin)
 	return cuModuleLoadData(mod, fatbin);
 }
 
-SHIM_EXPORT CUresult cuModuleLoad(CUmodule *mod, const char *fname)
+/* The whole of file name and its size, with a NUL after it (for PTX), in a
+ * buffer to free (cuModuleLoad, cuLibraryLoadFromFile). */
+CUresult shim_read_image_file(const char *name, char **buf, size_t *size)
 {
 	struct stat st;
-	void *buf;
 	FILE *f;
-	CUresult r;
 
-	if (!fname || !mod)
-		return CUDA_ERROR_INVALID_VALUE;
-	f = fopen(fname, "rbe");
+	f = fopen(name, "rbe");
 	if (!f)
 		return CUDA_ERROR_FILE_NOT_FOUND;
 	if (fstat(fileno(f), &st) < 0 || st.st_size <= 0) {
 		fclose(f);
 		return CUDA_ERROR_INVALID_IMAGE;
 	}
-	buf = calloc(1, (size_t)st.st_size + 1);	/* NUL for PTX */
-	if (!buf) {
+	*buf = calloc(1, (size_t)st.st_size + 1);
+	if (!*buf) {
 		fclose(f);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+	if (fread(*buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
 		fclose(f);
-		free(buf);
+		free(*buf);
 		return CUDA_ERROR_FILE_NOT_FOUND;
 	}
 	fclose(f);
-	r = load(mod, buf, image_size(buf) > (size_t)st.st_size + 1 ?
-			   (size_t)st.st_size : image_size(buf));
+	*size = (size_t)st.st_size;
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuModuleLoad(CUmodule *mod, const char *fname)
+{
+	size_t size;
+	char *buf;
+	CUresult r;
+
+	if (!fname || !mod)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_read_image_file(fname, &buf, &size);
+	if (r)
+		return r;
+	r = load(mod, buf, image_size(buf) > size + 1 ? size : image_size(buf));
 	free(buf);
 	return r;
 }

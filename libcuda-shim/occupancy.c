@@ -89,24 +89,37 @@ static CUresult occ_status(cudaOccError e)
 	       : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* What the calculator is given: the current device, f's attributes, the
+ * default cache and carveout configuration. */
+struct occ_in {
+	cudaOccDeviceProp prop;
+	cudaOccFuncAttributes attr;
+	cudaOccDeviceState state;
+};
+
+static CUresult occ_inputs(CUfunction f, unsigned int flags, struct occ_in *in)
+{
+	CUresult r;
+
+	*in = (struct occ_in){ .state = { .cacheConfig = CACHE_PREFER_NONE,
+					  .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT } };
+	r = device_prop(&in->prop);
+	return r ? r : func_attrs(f, flags, &in->attr);
+}
+
 SHIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	int *numBlocks, CUfunction f, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-	cudaOccDeviceProp prop = { 0 };
-	cudaOccFuncAttributes attr = { 0 };
-	cudaOccDeviceState state = { .cacheConfig = CACHE_PREFER_NONE,
-				     .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT };
+	struct occ_in in;
 	cudaOccResult res = { 0 };
 	CUresult r;
 
 	if (!numBlocks)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = device_prop(&prop);
-	if (!r)
-		r = func_attrs(f, flags, &attr);
+	r = occ_inputs(f, flags, &in);
 	if (r)
 		return r;
-	r = occ_status(cudaOccMaxActiveBlocksPerMultiprocessor(&res, &prop, &attr, &state,
+	r = occ_status(cudaOccMaxActiveBlocksPerMultiprocessor(&res, &in.prop, &in.attr, &in.state,
 								 blockSize, dynamicSMemSize));
 	if (!r)
 		*numBlocks = res.activeBlocksPerMultiprocessor;
@@ -126,24 +139,19 @@ SHIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(
 	int *minGridSize, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
 	size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
-	cudaOccDeviceProp prop = { 0 };
-	cudaOccFuncAttributes attr = { 0 };
-	cudaOccDeviceState state = { .cacheConfig = CACHE_PREFER_NONE,
-				     .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT };
+	struct occ_in in;
 	CUresult r;
 
 	if (!minGridSize || !blockSize || blockSizeLimit < 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = device_prop(&prop);
-	if (!r)
-		r = func_attrs(f, flags, &attr);
+	r = occ_inputs(f, flags, &in);
 	if (r)
 		return r;
 	/* The calculator searches up to the function's own limit. */
-	if (blockSizeLimit > 0 && blockSizeLimit < attr.maxThreadsPerBlock)
-		attr.maxThreadsPerBlock = blockSizeLimit;
-	return occ_status(cudaOccMaxPotentialOccupancyBlockSize(minGridSize, blockSize, &prop,
-								  &attr, &state, b2d,
+	if (blockSizeLimit > 0 && blockSizeLimit < in.attr.maxThreadsPerBlock)
+		in.attr.maxThreadsPerBlock = blockSizeLimit;
+	return occ_status(cudaOccMaxPotentialOccupancyBlockSize(minGridSize, blockSize, &in.prop,
+								  &in.attr, &in.state, b2d,
 								  dynamicSMemSize));
 }
 
@@ -160,21 +168,16 @@ SHIM_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmem
 							     CUfunction f, int numBlocks,
 							     int blockSize)
 {
-	cudaOccDeviceProp prop = { 0 };
-	cudaOccFuncAttributes attr = { 0 };
-	cudaOccDeviceState state = { .cacheConfig = CACHE_PREFER_NONE,
-				     .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT };
+	struct occ_in in;
 	CUresult r;
 
 	if (!dynamicSmemSize)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = device_prop(&prop);
-	if (!r)
-		r = func_attrs(f, CU_OCCUPANCY_DEFAULT, &attr);
+	r = occ_inputs(f, CU_OCCUPANCY_DEFAULT, &in);
 	if (r)
 		return r;
-	return occ_status(cudaOccAvailableDynamicSMemPerBlock(dynamicSmemSize, &prop, &attr,
-								&state, numBlocks, blockSize));
+	return occ_status(cudaOccAvailableDynamicSMemPerBlock(dynamicSmemSize, &in.prop, &in.attr,
+								&in.state, numBlocks, blockSize));
 }
 
 /* ---- cluster occupancy ------------------------------------------------- */

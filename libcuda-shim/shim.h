@@ -345,19 +345,12 @@ bool shim_exec_set_hostwork(uint64_t exec, struct shim_hostwork *hw,
 			    struct shim_hostwork **old);
 /* The exec's host work, referenced (NULL: none). */
 struct shim_hostwork *shim_exec_hostwork(uint64_t exec);
-/* graphbuild.c: graphs built node by node, lowered to a capture. */
-bool shim_gb_owns(CUgraph g);
-CUresult shim_gb_destroy(CUgraph g);
-CUresult shim_gb_nodes(CUgraph g, CUgraphNode *nodes, size_t *num, bool roots);
-CUresult shim_gb_instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags,
-			     CUresult (*inst)(CUgraphExec *, CUgraph, unsigned long long));
-CUresult shim_gb_exec_update(CUgraphExec x, CUgraph g,
-			     CUresult (*update)(CUgraphExec, CUgraph, CUgraphExecUpdateResult *),
-			     CUgraphExecUpdateResult *result);
-void shim_gb_exec_forget(uint64_t exec);
 
 /* module.c, event.c */
 struct shim_func *shim_func_of(CUfunction f);
+/* The whole of file name and its size, with a NUL after it (for PTX), in
+ * a buffer to free. */
+CUresult shim_read_image_file(const char *name, char **buf, size_t *size);
 /* What cuModuleLoadData would send for @image (the fatbin behind a wrapper)
  * and its size, found from its headers (0: an image it cannot size). */
 const void *shim_module_image(const void *image, size_t *len);
@@ -378,6 +371,11 @@ CUresult shim_hostfn_issue_locked(uint64_t stream, const struct shim_hostnode *n
 /* devout.c: write the device output (kernel printf) the daemon holds for
  * us to stdout; at CUDA's flush points, with shim.lock not held. */
 void shim_devout_drain(void);
+
+/* copy.c: a memset on stream s as one deferred op (2D: height > 1, rows
+ * pitch bytes apart), as cuMemsetD2D*Async issues it. */
+CUresult shim_memset_async(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t elem,
+			   uint64_t width, uint64_t height, CUstream s);
 
 /* mem.c: minting (lock held; the synchronous path drops and retakes it) */
 CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *addr);

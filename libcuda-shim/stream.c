@@ -173,16 +173,6 @@ CUresult shim_stream_sync(uint64_t h)
 	return r;
 }
 
-static CUresult stream_sync(CUstream s);
-
-SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
-{
-	CUresult r = stream_sync(s);
-
-	shim_sync_point();	/* pools give back above threshold */
-	return r;
-}
-
 static CUresult stream_sync(CUstream s)
 {
 	uint64_t h;
@@ -191,6 +181,11 @@ static CUresult stream_sync(CUstream s)
 	if (!r)
 		r = shim_capture_check_stream(h);	/* never waits on a capture */
 	return r ? r : shim_stream_sync(h);
+}
+
+SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	return shim_sync_point(stream_sync(s));	/* pools give back above threshold */
 }
 
 SHIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)

@@ -31,12 +31,13 @@ void shim_on_sync_point(void (*fn)(void))
 	sync_hooks[nsync_hooks++] = fn;
 }
 
-void shim_sync_point(void)
+CUresult shim_sync_point(CUresult r)
 {
 	unsigned int i;
 
 	for (i = 0; i < nsync_hooks; i++)
 		sync_hooks[i]();
+	return r;
 }
 
 void shim_on_stream_busy(bool (*busy)(uint64_t stream))

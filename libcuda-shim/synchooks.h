@@ -13,11 +13,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cuda.h>
+
 /* At load time (a constructor): fn runs after every cuStreamSynchronize,
  * cuCtxSynchronize and cuEventSynchronize, whatever they answered, with
  * no lock held. */
 void shim_on_sync_point(void (*fn)(void));
-void shim_sync_point(void);
+/* Runs them after a synchronisation that answered r; returns r, so that a
+ * synchronising call can end with return shim_sync_point(its_sync(...)). */
+CUresult shim_sync_point(CUresult r);
 
 /* At load time: busy(stream) says whether the stream has work queued that
  * the daemon's frontier does not count. Any lock, or none. */

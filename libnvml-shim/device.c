@@ -370,28 +370,9 @@ static nvmlReturn_t mem_info(nvmlDevice_t device, unsigned long long *total,
 	return NVML_SUCCESS;
 }
 
-NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+static nvmlReturn_t memory_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
-	unsigned long long total, free_bytes;
-	CUdevice dev;
-	nvmlReturn_t r = nvml_device(device, &dev);
-
-	if (r)
-		return r;
-	if (!memory)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	r = mem_info(device, &total, &free_bytes);
-	if (r)
-		return r;
-	memory->total = total;
-	memory->free = free_bytes;
-	memory->used = total - free_bytes;
-	return NVML_SUCCESS;
-}
-
-NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
-{
-	unsigned long long total, free_bytes;
+	unsigned long long total = 0, free_bytes = 0;
 	CUdevice dev;
 	nvmlReturn_t r = nvml_device(device, &dev);
 
@@ -409,6 +390,25 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMem
 	memory->free = free_bytes;
 	memory->used = total - free_bytes;
 	return NVML_SUCCESS;
+}
+
+/* The v1 struct is the v2 one without version and reserved. */
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+	nvmlMemory_v2_t m = { .version = nvmlMemory_v2 };
+	nvmlReturn_t r = memory_v2(device, memory ? &m : NULL);
+
+	if (r)
+		return r;
+	memory->total = m.total;
+	memory->free = m.free;
+	memory->used = m.used;
+	return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+{
+	return memory_v2(device, memory);
 }
 
 /* ---- compute capability, processes ------------------------------------------- */

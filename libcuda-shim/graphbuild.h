@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Graphs built node by node (graphbuild.c): the nodes and their graphs,
+ * which graphlower.c lowers to a capture, and what graph.c asks of them.
+ */
+#ifndef AXON_SHIM_GRAPHBUILD_H
+#define AXON_SHIM_GRAPHBUILD_H
+
+#include <pthread.h>
+
+#include "shim.h"
+
+struct gb_graph;
+
+struct gb_node {
+	struct gb_graph *g;
+	uint32_t index;			/* in g->node */
+	CUgraphNodeType type;
+	uint32_t *deps;			/* indices of the nodes it waits for */
+	uint32_t ndeps, capdeps;
+	union {
+		struct {
+			CUfunction f;
+			unsigned int grid[3], block[3], shmem;
+			void *args;	/* packed as the function's layout */
+			size_t args_size;
+		} k;
+		CUDA_MEMSET_NODE_PARAMS m;
+		/* host_dst / host_src: that side is host memory, at dst_host
+		 * / src_host */
+		struct {
+			CUdeviceptr dst, src;
+			size_t len;
+			void *dst_host;
+			const void *src_host;
+			bool host_dst, host_src;
+		} c;
+	};
+};
+
+struct gb_graph {
+	struct gb_node **node;
+	uint32_t n, cap;
+	struct gb_graph *next;		/* the live list */
+};
+
+/*
+ * The one lock of built graphs: the live list and its nodes here, the
+ * execs made from them in graphlower.c. Never held across a call into the
+ * rest of the shim.
+ */
+extern pthread_mutex_t shim_gb_lock;
+
+/* Whether g is on the live list (shim_gb_lock held). */
+bool shim_gb_live(const struct gb_graph *g);
+void shim_gb_graph_free(struct gb_graph *g);
+/* A kernel node's parameters from p (func, or else kern): the arguments
+ * packed now, as a launch would. NULL p: INVALID_VALUE. */
+CUresult shim_gb_kernel_set(struct gb_node *n, const CUDA_KERNEL_NODE_PARAMS *p);
+
+/* A v1 kernel node's parameters as the current struct (no CUkernel, no
+ * context); NULL for NULL. */
+static inline const CUDA_KERNEL_NODE_PARAMS *
+shim_gb_kparams_v1(const CUDA_KERNEL_NODE_PARAMS_v1 *p, CUDA_KERNEL_NODE_PARAMS *tmp)
+{
+	if (!p)
+		return NULL;
+	*tmp = (CUDA_KERNEL_NODE_PARAMS){
+		.func = p->func,
+		.gridDimX = p->gridDimX, .gridDimY = p->gridDimY, .gridDimZ = p->gridDimZ,
+		.blockDimX = p->blockDimX, .blockDimY = p->blockDimY,
+		.blockDimZ = p->blockDimZ,
+		.sharedMemBytes = p->sharedMemBytes,
+		.kernelParams = p->kernelParams,
+		.extra = p->extra,
+	};
+	return tmp;
+}
+
+/* For graph.c: whether g is a built graph (rather than a daemon handle),
+ * its destruction, and cuGraphGetNodes / cuGraphGetRootNodes of it. */
+bool shim_gb_owns(CUgraph g);
+CUresult shim_gb_destroy(CUgraph g);
+CUresult shim_gb_nodes(CUgraph g, CUgraphNode *nodes, size_t *num, bool roots);
+
+#endif
