@@ -66,6 +66,27 @@ struct ctx {
 	int device;
 	unsigned int flags;
 	struct stream *default_stream;
+	/*
+	 * The legacy stream's implicit barrier (legacy.c; dispatcher): the
+	 * ordering items it took (its epoch), the epoch its order event was
+	 * last recorded at, and the blocking streams with work it has not
+	 * waited for yet.
+	 */
+	uint64_t legacy_epoch;
+	uint64_t legacy_recorded;
+	struct stream *unjoined;
+	void *backend_priv;
+};
+
+struct event {
+	uint64_t handle;
+	bool dying;
+	struct ctx *ctx;
+	unsigned int flags;
+	uint64_t records;		/* records taken (dispatcher) */
+	uint64_t records_out;		/* ...handed to the backend (ops/hostfunc.c) */
+	_Atomic uint64_t done_records;	/* worker: records finished */
+	_Atomic uint64_t time_ns;	/* worker: time of the last record */
 	void *backend_priv;
 };
 
@@ -84,8 +105,19 @@ struct stream {
 	/* Ops refused at a per-client limit (work.c): counted as done by
 	 * the stream's next work item, so the frontier keeps in step. */
 	uint64_t skipped;
-	bool is_default;
+	bool is_default;	/* the context's legacy default stream */
+	bool nonblocking;	/* CU_STREAM_NON_BLOCKING: not ordered by it */
 	int priority;		/* as created: 0 lowest, negative higher */
+	/*
+	 * The legacy barrier (legacy.c): on ctx->unjoined (next_unjoined),
+	 * the legacy epoch this stream last waited for, and the daemon's own
+	 * event one stream records for another to wait on (never a client's,
+	 * handle 0; the default stream's is the one blocking streams wait on).
+	 */
+	bool listed_unjoined;
+	struct stream *next_unjoined;
+	uint64_t legacy_seen;
+	struct event order_ev;
 	/*
 	 * How its work is routed (work_submit; dispatcher): STREAM_RUN, or
 	 * the modes of the op families that divert it. STREAM_CAPTURE
@@ -98,18 +130,6 @@ struct stream {
 	uint64_t hold_token;
 	uint32_t parked;	/* its items in the parked list */
 	uint64_t hold_pass;	/* last replay pass that kept one of them */
-	void *backend_priv;
-};
-
-struct event {
-	uint64_t handle;
-	bool dying;
-	struct ctx *ctx;
-	unsigned int flags;
-	uint64_t records;		/* records taken (dispatcher) */
-	uint64_t records_out;		/* ...handed to the backend (ops/hostfunc.c) */
-	_Atomic uint64_t done_records;	/* worker: records finished */
-	_Atomic uint64_t time_ns;	/* worker: time of the last record */
 	void *backend_priv;
 };
 

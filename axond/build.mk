@@ -1,6 +1,6 @@
 # axond: the daemon.
 AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/dispatch.c \
-	axond/work.c axond/mint.c axond/tables.c axond/stats.c axond/log.c \
+	axond/work.c axond/legacy.c axond/mint.c axond/tables.c axond/stats.c axond/log.c \
 	axond/clock.c axond/trace.c axond/pool.c axond/supervisor.c axond/worker.c axond/ctl.c \
 	axond/transport-unix.c axond/transport-kmod.c \
 	axond/backends.c \

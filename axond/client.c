@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "devout.h"
 #include "graph.h"
+#include "legacy.h"
 #include "loader.h"
 #include "ops/hostmem.h"
 #include "ops/ops.h"
@@ -64,6 +65,7 @@ static void free_stream(void *obj, void *arg)
 
 	if (d->backend->stream_fini)
 		d->backend->stream_fini(d, obj);
+	legacy_stream_fini(d, obj);
 	free(obj);
 }
 

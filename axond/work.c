@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "work.h"
 #include "dispatch.h"
+#include "legacy.h"
 #include "ops/ops.h"
 
 /* The op families' hooks (work.h); set before the dispatcher starts. */
@@ -106,6 +107,38 @@ static bool may_hold(const struct client *c, const struct work *w)
 	       (w->type == WORK_MARKER && w->op == AXON_OP_HOST_FUNC);
 }
 
+/* Answers w as if its checks had failed with res, in its place: the
+ * stream's next item counts it done. */
+static enum op_status refuse(struct op_ctx *o, struct work *w, int32_t res)
+{
+	struct ctx *ctx = w->stream ? w->stream->ctx : NULL;
+
+	if (w->type == WORK_ADVANCE && w->res)
+		res = w->res;
+	if (w->stream)
+		w->stream->skipped += w->skip + (w->counts ? 1 : 0);
+	if (w->type == WORK_EVENT_RECORD)
+		w->event.event->records--;	/* op_event_record's */
+	if (w->type == WORK_LAUNCH)
+		free(w->launch.args);
+	if (w->want_cqe)
+		dispatch_complete(o->d, o->c, ctx, w->user_data, w->op, res, 0, 0,
+				  w->t_start);
+	else
+		client_latch_error(o->c, ctx, (uint32_t)res);
+	free(w);
+	return OP_QUEUED;
+}
+
+/* The legacy barrier's own records and waits (legacy.c): never captured,
+ * never refused (at most two per client item, amortised), held back like
+ * any other item of their stream. */
+void work_submit_order(struct axond *d, struct work *w)
+{
+	if (!hooks.park || !may_hold(w->client, w) || !hooks.park(d, w))
+		work_submit_now(d, w);
+}
+
 enum op_status work_submit(struct op_ctx *o, struct work *w)
 {
 	bool hold = hooks.park && may_hold(o->c, w);
@@ -114,25 +147,15 @@ enum op_status work_submit(struct op_ctx *o, struct work *w)
 	 * work without end: past its limits the item is refused, as if its
 	 * checks had failed (ops/hostfunc.c), and answered here. */
 	if (hold && hooks.admit && !hooks.admit(o->d, w)) {
-		struct ctx *ctx = w->stream ? w->stream->ctx : NULL;
-		int32_t res = w->type == WORK_ADVANCE && w->res ? w->res
-							 : CUDA_ERROR_OUT_OF_MEMORY;
-
-		if (w->stream)
-			w->stream->skipped += w->skip + (w->counts ? 1 : 0);
-		if (w->type == WORK_EVENT_RECORD)
-			w->event.event->records--;	/* op_event_record's */
-		if (w->type == WORK_LAUNCH)
-			free(w->launch.args);
 		o->c->stats.limit_refused++;
-		if (w->want_cqe)
-			dispatch_complete(o->d, o->c, ctx, w->user_data, w->op, res, 0, 0,
-					  w->t_start);
-		else
-			client_latch_error(o->c, ctx, (uint32_t)res);
-		free(w);
-		return OP_QUEUED;
+		return refuse(o, w, CUDA_ERROR_OUT_OF_MEMORY);
 	}
+	/* Then what it must wait for on other streams (only for an item
+	 * admitted, so that refused ones park nothing): those items may
+	 * park, and then so must w. */
+	if (legacy_order(o, w))
+		return refuse(o, w, CUDA_ERROR_OUT_OF_MEMORY);
+	hold = hooks.park && may_hold(o->c, w);
 	/* In submission order: which capture, if any, takes the item. */
 	if (hooks.capture && may_capture(o->c, w))
 		hooks.capture(o->d, w);

@@ -57,6 +57,10 @@ typedef bool (*work_park_fn)(struct axond *d, struct work *w);
 typedef void (*work_fault_fn)(struct axond *d, const char *why, int32_t error,
 			      uint64_t client_id);
 
+/* Dispatcher: hands the daemon's own ordering item w (legacy.c) on,
+ * through the host-function holds but no capture and no limit. */
+void work_submit_order(struct axond *d, struct work *w);
+
 /* Called by a backend's executor when a work item has finished with res
  * (any thread). */
 void work_done(struct axond *d, struct work *w, int32_t res);

@@ -78,8 +78,9 @@ CUresult shim_stream(CUstream s, uint64_t *handle)
 	CUresult r;
 
 	/* NULL, the legacy and the per-thread default stream all map to the
-	 * context's default stream: the daemon orders each context's work
-	 * on it as the legacy stream requires. */
+	 * context's default stream: the daemon orders it as the legacy stream
+	 * against the blocking streams (axond/legacy.c), which for the
+	 * per-thread stream is more order than CUDA asks, never less. */
 	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
 		r = shim_get_ctx(&sc);
 		if (r)

@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "ops.h"
+#include "../legacy.h"
 
 struct stream *stream_new(struct client *c, struct ctx *ctx, bool is_default,
 			  int32_t *res)
@@ -36,6 +37,7 @@ static void stream_release(struct axond *d, struct client *c, void *obj)
 
 	if (d->backend->stream_fini)
 		d->backend->stream_fini(d, s);
+	legacy_stream_fini(d, s);
 	handle_free(&c->streams, s->handle, AXON_HANDLE_STREAM);
 	free(s);
 }
@@ -43,6 +45,7 @@ static void stream_release(struct axond *d, struct client *c, void *obj)
 void stream_destroy_later(struct axond *d, struct client *c, struct stream *s)
 {
 	s->dying = true;
+	legacy_stream_destroy(d, c, s);
 	if (work_release_later(d, c, stream_release, s))
 		log_err("client %llu: out of memory queueing a stream release",
 			(unsigned long long)c->id);
@@ -65,6 +68,7 @@ enum op_status op_stream_create(struct op_ctx *o)
 	s = stream_new(o->c, ctx, false, &o->res);
 	if (!s)
 		return OP_COMPLETE;
+	s->nonblocking = o->sqe->obj.arg0 & CU_STREAM_NON_BLOCKING;
 	/* Clamped as CUDA does (older shims sent the caller's value). */
 	prio = (int64_t)o->sqe->obj.arg1;
 	s->priority = prio > 0 ? 0 : prio < AXON_STREAM_PRIORITY_GREATEST ?
@@ -86,7 +90,9 @@ enum op_status op_stream_destroy(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-/* Completes once every operation submitted to the stream before it is done. */
+/* Completes once every operation submitted to the stream before it is done;
+ * for the legacy stream, also the blocking streams' work it has not waited
+ * for (legacy.c). */
 enum op_status op_stream_sync(struct op_ctx *o)
 {
 	struct work *w;
@@ -99,7 +105,8 @@ enum op_status op_stream_sync(struct op_ctx *o)
 	/* An idle stream completes at once, without the executor's round
 	 * trip (errors of its work were latched before it was counted). */
 	if (__atomic_load_n(&o->stream->completed, __ATOMIC_ACQUIRE) ==
-	    o->stream->submitted && !(o->stream->mode & STREAM_HELD))
+	    o->stream->submitted && !(o->stream->mode & STREAM_HELD) &&
+	    !(o->stream->is_default && o->stream->ctx->unjoined))
 		return OP_COMPLETE;
 	w = work_new(o, WORK_MARKER);
 	if (!w) {

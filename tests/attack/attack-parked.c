@@ -114,9 +114,97 @@ START_TEST(parked_flood)
 }
 END_TEST
 
+/*
+ * The legacy stream's barrier (axond/legacy.c) puts records and waits of
+ * its own in front of items that cross between the default stream and a
+ * blocking stream, and never refuses them: alternating the two behind a
+ * held default stream must still park no more than the limit (and the
+ * few ordering items of the last item admitted), not some per refused
+ * item.
+ */
+START_TEST(parked_flood_across_streams)
+{
+	const struct json *cl;
+	struct axon_ring a;
+	struct axon_sqe s = { 0 };
+	struct axon_cqe cqe;
+	uint64_t ctx, stream, blocking, dev, token, parked;
+	long rss0, rss1;
+	struct json *doc;
+	int i;
+
+	ck_assert_int_eq(h_ring_connect(&a, &h_daemon), 0);
+	ck_assert_int_eq(h_ring_ctx_create(&a, &ctx, &stream), 0);
+	ck_assert_int_eq(h_ring_map(&a, ctx, 0, 1 << 20, &dev), 0);
+	axon_prep_stream_create(&s, ctx, 0, 0);
+	ck_assert_int_eq(h_ring_sync(&a, &s, &cqe, H_MS(5000)), 0);
+	ck_assert_int_eq(cqe.res, CUDA_SUCCESS);
+	blocking = cqe.aux[0];
+
+	memset(&s, 0, sizeof(s));
+	s.opcode = AXON_OP_HOST_FUNC;
+	s.stream = stream;
+	s.obj.arg0 = AXON_HOST_FUNC_WAIT;
+	ck_assert_int_eq(h_ring_sync(&a, &s, &cqe, H_MS(5000)), 0);
+	ck_assert_int_eq(cqe.res, CUDA_SUCCESS);
+	token = cqe.user_data;
+
+	rss0 = a_proc_rss_kb(h_daemon.pid);
+	for (i = 0; i < FLOOD; i++) {
+		memset(&s, 0, sizeof(s));
+		s.opcode = AXON_OP_MEMSET;
+		s.flags = AXON_SQE_F_DEFERRED;
+		s.stream = i % 2 ? blocking : stream;
+		s.memset.dst = dev;
+		s.memset.width = 64;
+		s.memset.height = 1;
+		s.memset.value = 7;
+		s.memset.elem_size = 1;
+		ck_assert_int_eq(post_wait_room(&a, &s), 0);
+	}
+	memset(&s, 0, sizeof(s));
+	axon_prep_nop(&s);
+	ck_assert_int_eq(h_ring_res(&a, &s, NULL, NULL), CUDA_SUCCESS);
+	rss1 = a_proc_rss_kb(h_daemon.pid);
+	ck_assert_msg(rss1 - rss0 < 8 * 1024, "axond grew by %ld KiB for parked work",
+		      rss1 - rss0);
+
+	doc = h_stats(&h_daemon);
+	ck_assert_ptr_nonnull(doc);
+	cl = h_stats_client_id(doc, a.params.client_id);
+	ck_assert_ptr_nonnull(cl);
+	parked = h_client_u64(cl, "limits.parked");
+	ck_assert_msg(parked >= LIMIT && parked <= LIMIT + 4, "%llu items parked",
+		      (unsigned long long)parked);
+	json_free(doc);
+
+	/* The DONE releases everything; both streams then report their
+	 * refusals once, and the blocking stream's memsets ran after the
+	 * default stream's. */
+	memset(&s, 0, sizeof(s));
+	s.opcode = AXON_OP_HOST_FUNC;
+	s.flags = AXON_SQE_F_DEFERRED;
+	s.stream = stream;
+	s.obj.arg0 = AXON_HOST_FUNC_DONE;
+	s.obj.handle = token;
+	ck_assert_int_eq(h_ring_post(&a, &s), 0);
+	memset(&s, 0, sizeof(s));
+	s.opcode = AXON_OP_STREAM_SYNC;
+	s.stream = blocking;
+	ck_assert_int_eq(h_ring_res(&a, &s, NULL, NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	s.stream = stream;
+	ck_assert_int_eq(h_ring_res(&a, &s, NULL, NULL), CUDA_SUCCESS);
+
+	axon_close(&a);
+	ck_assert_msg(h_daemon_running(&h_daemon), "axond died");
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(10000)), 0);
+}
+END_TEST
+
 static void add(TCase *tc)
 {
 	tcase_add_test(tc, parked_flood);
+	tcase_add_test(tc, parked_flood_across_streams);
 }
 
 int main(int argc, char **argv)

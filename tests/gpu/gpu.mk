@@ -23,7 +23,8 @@
 # A new program is picked up by its name alone: drop tests/gpu/drv-NAME.c or
 # tests/gpu/rt-NAME.cu in, and list it in tests/gpu/cases when it needs
 # other than the defaults (exit 0, the kernels.cubin path as argument).
-# Extra link libraries of an rt program: GPU_LIBS_rt-NAME below.
+# Extra link libraries of an rt program: GPU_LIBS_rt-NAME below; extra nvcc
+# flags: GPU_NVFLAGS_rt-NAME.
 #
 # Tests ($(BUILD)/tests/, run by `make check`):
 #   unit-isocheck   isocheck.so flags a foreign libcuda, a device-node fd
@@ -47,18 +48,24 @@ GPU_ISOCHECK	:= $(GPU_OUT)/isocheck.so
 
 GPU_LIBS_rt-blas := -lcublas
 GPU_LIBS_rt-fft	:= -lcufft
+# Extra nvcc flags of an rt program: GPU_NVFLAGS_rt-NAME.
+GPU_NVFLAGS_rt-legacy-stream-ptds := --default-stream per-thread
 
 GPU_NVFLAGS	:= $(GPU_GENCODE) -O2 -I$(CURDIR)/$(GPU_DIR) -Xcompiler -Wall
 
 $(GPU_OUT)/%-static: $(GPU_DIR)/%.cu $(GPU_DIR)/rt-gpu.h
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
-	$(Q)$(NVCC) $(GPU_NVFLAGS) -cudart static -o $@ $< $(GPU_LIBS_$*)
+	$(Q)$(NVCC) $(GPU_NVFLAGS) $(GPU_NVFLAGS_$*) -cudart static -o $@ $< $(GPU_LIBS_$*)
 
 $(GPU_OUT)/%-shared: $(GPU_DIR)/%.cu $(GPU_DIR)/rt-gpu.h
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
-	$(Q)$(NVCC) $(GPU_NVFLAGS) -cudart shared -o $@ $< $(GPU_LIBS_$*)
+	$(Q)$(NVCC) $(GPU_NVFLAGS) $(GPU_NVFLAGS_$*) -cudart shared -o $@ $< $(GPU_LIBS_$*)
+
+# The per-thread build of rt-legacy-stream includes its source.
+$(GPU_OUT)/rt-legacy-stream-ptds-static $(GPU_OUT)/rt-legacy-stream-ptds-shared: \
+	$(GPU_DIR)/rt-legacy-stream.cu
 
 $(GPU_DRV_PROGS): $(GPU_OUT)/%: $(GPU_OBJDIR)/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)

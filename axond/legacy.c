@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The legacy default stream's implicit barrier, kept by the daemon for
+ * every backend. CUDA (driver API, "Stream synchronization behavior"):
+ * work on the legacy stream first waits for all prior work of every
+ * blocking stream of its context, and work later issued to a blocking
+ * stream waits for the legacy stream's prior work; CU_STREAM_NON_BLOCKING
+ * streams are exempt. The shim sends NULL, CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD (and the _ptsz/_ptds calls' NULL) to the context's
+ * default stream, which is that legacy stream here (for the per-thread
+ * handle that orders more than CUDA asks, never less).
+ *
+ * The barrier is made of the daemon's own event records and waits
+ * (WORK_EVENT_RECORD, WORK_WAIT_EVENT on struct stream's order_ev), put in
+ * front of the client's item: what every backend already orders, and what
+ * the host-function holds (ops/hostfunc.c) park correctly, so a blocking
+ * stream held behind a host function holds the legacy stream's later work
+ * too. They are made only where work crossed over: a context whose program
+ * uses only the NULL stream, or only its own streams, meets a branch per
+ * item and nothing more. ctx->unjoined lists the blocking streams that took
+ * work since the legacy stream last waited for them; a legacy item waits
+ * for each and empties the list, and advances the legacy epoch; a blocking
+ * stream whose last wait is older than the epoch waits for the legacy
+ * stream's order event, recorded once per epoch. So each client item costs
+ * at most two ordering items amortised.
+ *
+ * Capturing streams are left out both ways: their items become graph
+ * nodes, and a record or wait of ours must not join a capture.
+ */
+#include <cuda.h>
+
+#include "axond.h"
+#include "backend.h"
+#include "legacy.h"
+#include "ops/ops.h"
+
+/* Whether w is an action on its stream that the barrier orders: device
+ * work, event records and waits, host functions, graph launches, and a
+ * synchronisation of the legacy stream (which waits for the blocking
+ * streams too, *sync_only). Failed items (WORK_ADVANCE) only keep the
+ * frontier's order; device-wide items order against everything anyway. */
+static bool orders(const struct work *w, bool *sync_only)
+{
+	*sync_only = false;
+	if (w->op >= AXON_OP_LAST)
+		return false;	/* the daemon's own items, ours included */
+	switch (w->type) {
+	case WORK_HTOD:
+	case WORK_DTOH:
+	case WORK_DTOD:
+	case WORK_MEMSET:
+	case WORK_LAUNCH:
+	case WORK_EVENT_RECORD:
+	case WORK_WAIT_EVENT:
+	case WORK_GRAPH_LAUNCH:
+		return true;
+	case WORK_MARKER:
+		if (w->op == AXON_OP_HOST_FUNC)
+			return true;
+		*sync_only = w->op == AXON_OP_STREAM_SYNC;
+		return *sync_only;
+	default:
+		return false;
+	}
+}
+
+/* Queues a record of from's order event on from, or a wait for it on on. */
+static int order_item(struct op_ctx *o, enum work_type type, struct stream *on,
+		      struct stream *from)
+{
+	struct op_ctx oo = {
+		.d = o->d, .c = o->c, .stream = on, .deferred = true,
+		.t_start = o->t_start,
+	};
+	struct work *w = work_new(&oo, type);
+
+	if (!w)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	from->order_ev.ctx = from->ctx;
+	if (type == WORK_EVENT_RECORD)
+		from->order_ev.records++;
+	w->event.event = &from->order_ev;
+	work_submit_order(o->d, w);
+	return CUDA_SUCCESS;
+}
+
+/* Makes on's later work wait for from's work queued so far. */
+static int join(struct op_ctx *o, struct stream *on, struct stream *from)
+{
+	int r = order_item(o, WORK_EVENT_RECORD, from, from);
+
+	return r ? r : order_item(o, WORK_WAIT_EVENT, on, from);
+}
+
+static void unlist(struct stream **link)
+{
+	struct stream *s = *link;
+
+	*link = s->next_unjoined;
+	s->next_unjoined = NULL;
+	s->listed_unjoined = false;
+}
+
+/* A legacy item: wait for every blocking stream's work not waited for. */
+static int legacy_waits(struct op_ctx *o, struct stream *l)
+{
+	struct stream **link = &l->ctx->unjoined;
+	int r;
+
+	while (*link) {
+		struct stream *b = *link;
+
+		if (b->mode & STREAM_CAPTURE) {
+			link = &b->next_unjoined;
+			continue;
+		}
+		r = join(o, l, b);
+		if (r)
+			return r;
+		unlist(link);
+	}
+	return CUDA_SUCCESS;
+}
+
+int legacy_order_slow(struct op_ctx *o, struct work *w)
+{
+	struct stream *s = w->stream, *l = s->ctx->default_stream;
+	struct ctx *ctx = s->ctx;
+	bool sync_only;
+	int r;
+
+	if (!orders(w, &sync_only) || s->nonblocking || !l || l->dying || ctx->dying ||
+	    ((s->mode | l->mode) & STREAM_CAPTURE))
+		return CUDA_SUCCESS;
+	if (s == l) {
+		r = legacy_waits(o, l);
+		if (!r && !sync_only)
+			ctx->legacy_epoch++;
+		return r;
+	}
+	/* A synchronisation of a blocking stream waits for its own work. */
+	if (sync_only)
+		return CUDA_SUCCESS;
+	if (s->legacy_seen != ctx->legacy_epoch) {
+		if (ctx->legacy_recorded != ctx->legacy_epoch) {
+			r = order_item(o, WORK_EVENT_RECORD, l, l);
+			if (r)
+				return r;
+			ctx->legacy_recorded = ctx->legacy_epoch;
+		}
+		r = order_item(o, WORK_WAIT_EVENT, s, l);
+		if (r)
+			return r;
+		s->legacy_seen = ctx->legacy_epoch;
+	}
+	if (!s->listed_unjoined) {
+		s->listed_unjoined = true;
+		s->next_unjoined = ctx->unjoined;
+		ctx->unjoined = s;
+	}
+	return CUDA_SUCCESS;
+}
+
+void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s)
+{
+	struct stream *l = s->ctx->default_stream, **link;
+	struct op_ctx o = { .d = d, .c = c };
+
+	if (s == l) {
+		/* Its context is going: nothing waits for it any more. */
+		while (s->ctx->unjoined)
+			unlist(&s->ctx->unjoined);
+		return;
+	}
+	if (!s->listed_unjoined)
+		return;
+	for (link = &s->ctx->unjoined; *link != s; link = &(*link)->next_unjoined)
+		;
+	unlist(link);
+	/* Its work still counts: the legacy stream's later work waits for
+	 * it. Queued now, before the stream's release, which frees its
+	 * order event after them. */
+	if (l && !l->dying && !s->ctx->dying && !((s->mode | l->mode) & STREAM_CAPTURE) &&
+	    join(&o, l, s))
+		log_err("client %llu: out of memory ordering a destroyed stream's work",
+			(unsigned long long)c->id);
+}
+
+void legacy_stream_fini(struct axond *d, struct stream *s)
+{
+	if (d->backend->event_fini)
+		d->backend->event_fini(d, &s->order_ev);
+}

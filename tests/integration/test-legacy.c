@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/*
+ * integration-legacy: tests/bin/legacy (the legacy default stream's
+ * implicit barrier against blocking streams, both ways; the per-thread
+ * default stream; a non-blocking stream left out) against a private axond;
+ * afterwards the daemon holds nothing.
+ */
+#include <check.h>
+
+#include "harness.h"
+
+START_TEST(test_legacy)
+{
+	ck_assert_int_eq(h_run_bin(H_MS(120000), "legacy", NULL), 0);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_legacy);
+}
+
+int main(int argc, char **argv)
+{
+	h_init(argc, argv);
+	h_require_file(h_kernel_path("cubin"));
+	return h_check_main("integration-legacy", "4G", NULL, add_tests, 300);
+}
