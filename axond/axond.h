@@ -394,14 +394,13 @@ void server_accept(struct axond *d);
 int server_adopt(struct axond *d, int fd);
 unsigned int server_npending(void);
 int server_expire(struct axond *d);
-void server_hello(struct axond *d, uint64_t tag);
+int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
+		      struct axon_welcome *w);
 int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w);
 void server_close(struct axond *d);
 /* Keep the listening socket open for the process a restart execs. */
 #define AXOND_LISTEN_FD_ENV "AXOND_LISTEN_FD"
 void server_handover(struct axond *d);
-int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds);
-void server_send_stats(int fd, struct axon_welcome *w, const char *doc, size_t len);
 
 /* trace.c */
 struct tracer;

@@ -32,6 +32,7 @@
 #include "dispatch.h"
 #include "ops/ops.h"
 #include "access.h"
+#include "hello.h"
 
 /* Runs every op table entry through the start-up check, as io_uring does. */
 static int check_op_table(void)
@@ -175,7 +176,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 	} else if (tag == EV_CTL) {
 		worker_ctl_event(d);
 	} else if (tag & EV_PENDING) {
-		server_hello(d, tag);
+		hello_route(d, tag);
 	} else if (tag & EV_TRACER_BIT) {
 		/* Tracers only listen; anything else means they left. */
 		trace_hangup(d, tag);

@@ -29,6 +29,7 @@
 
 #include "axond.h"
 #include "access.h"
+#include "welcome.h"
 
 #define TRACE_BATCH 64
 /* The one handle type of the tracer table (private to this file). */
@@ -190,7 +191,7 @@ void trace_hello(struct axond *d, int fd, const struct axon_hello *h,
 	w->status = 0;
 	w->params.client_id = found->id;
 	ev.data.u64 = tracer_tag(t->handle);
-	if (server_send_welcome(fd, w, NULL, 0) ||
+	if (welcome_send(fd, w, NULL, 0) ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		handle_free(&tracer_table, t->handle, TRACER_HANDLE);
 		free(t);
@@ -208,7 +209,7 @@ nomem:
 	w->status = -ENOMEM;
 	strcpy(w->message, "out of memory");
 refuse:
-	server_send_welcome(fd, w, NULL, 0);
+	welcome_send(fd, w, NULL, 0);
 	close(fd);
 }
 
