@@ -115,8 +115,6 @@ void stream_destroy_later(struct axond *d, struct client *c, struct stream *s);
 void event_destroy_later(struct axond *d, struct client *c, struct event *e);
 void module_destroy_later(struct axond *d, struct client *c, struct module *m);
 void mem_unmap_ctx(struct axond *d, struct client *c, struct ctx *ctx);
-/* Device memory not used nor reserved as credit (ops/mem.c). */
-uint64_t mem_arena_avail(struct axond *d);
 /* One mapping of p is being unmapped: count it gone after earlier work. */
 void vmm_unmap_later(struct axond *d, struct client *c, struct vmm_phys *p);
 /* A data-area range named by an SQE; NULL if it does not fit. */
