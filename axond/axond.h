@@ -350,26 +350,12 @@ struct axond {
 void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *arg),
 			   void *arg);
 
-/* client.c */
-struct client *client_alloc(struct axond *d, const struct client_transport *t);
-int welcome_error(struct axon_welcome *w, int status, const char *msg);
-/* Device memory through the client's transport (kernel: its cgroup);
- * -EDQUOT past a limit. */
-int client_charge(struct axond *d, struct client *c, uint64_t bytes);
-void client_uncharge(struct axond *d, struct client *c, uint64_t bytes);
-
 /* pool.c: regions made ahead of time */
 int region_create(size_t size, int *fd, void **map);
 void region_pool_init(struct axond *d);
 void region_pool_refill(struct axond *d);
 int region_pool_take(struct axond *d, const struct axon_params *p, int *fd, void **map);
 void region_pool_fini(struct axond *d);
-int client_activate(struct axond *d, struct client *c, struct axon_welcome *w);
-void client_free(struct client *c);
-
-void client_get(struct client *c);
-void client_put(struct axond *d, struct client *c);
-void client_disconnect(struct axond *d, struct client *c);
 
 
 /*
@@ -412,7 +398,6 @@ void trace_emit(struct axond *d, struct client *c, unsigned int kind,
 void trace_flush(struct axond *d);
 void trace_hangup(struct axond *d, uint64_t tag);
 void trace_counts(unsigned int *live, uint64_t *refused_by_limit, uint64_t *refused_by_access);
-void trace_client_gone(struct axond *d, struct client *c);
 void trace_close_all(struct axond *d);
 
 /* stats.c: the document as viewer may see it (access.h; NULL: all of

@@ -13,6 +13,7 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "client.h"
 #include "cuerr.h"
 #include "backend.h"
 #include "ops/ops.h"

@@ -24,6 +24,7 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "client.h"
 #include "loader.h"
 #include "holdings.h"
 #include "backend.h"

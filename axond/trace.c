@@ -29,6 +29,8 @@
 
 #include "axond.h"
 #include "access.h"
+#include "client.h"
+#include "stats.h"
 #include "welcome.h"
 
 #define TRACE_BATCH 64
@@ -266,7 +268,7 @@ void trace_hangup(struct axond *d, uint64_t tag)
 }
 
 /* The traced client is gone: flush what it did, then end the trace. */
-void trace_client_gone(struct axond *d, struct client *c)
+static void trace_client_gone(struct axond *d, struct client *c)
 {
 	struct tracer *t, *next;
 
@@ -279,6 +281,22 @@ void trace_client_gone(struct axond *d, struct client *c)
 			tracer_free(d, t);
 		}
 	}
+}
+
+static void trace_client_stats(const struct client *c, struct stats_client *out)
+{
+	out->tracers = c->ntracers;
+}
+
+static const struct client_family_ops trace_family = {
+	.family = CLIENT_FAMILY_TRACE,
+	.gone = trace_client_gone,
+	.stats = trace_client_stats,
+};
+
+static void __attribute__((constructor)) trace_register_family(void)
+{
+	client_family_register(&trace_family);
 }
 
 void trace_counts(unsigned int *live, uint64_t *refused_by_limit, uint64_t *refused_by_access)
