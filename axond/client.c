@@ -24,6 +24,7 @@
 #include "client.h"
 #include "devout.h"
 #include "memquota.h"
+#include "tables.h"
 #include "vaslot.h"
 
 /* A refusal in the welcome (or the kernel's answer); returns status. */

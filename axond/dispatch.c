@@ -13,6 +13,7 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "trace.h"
 #include "client.h"
 #include "cuerr.h"
 #include "backend.h"

@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "trace.h"
+#include "stats.h"
+#include "server.h"
 #include "access.h"
 #include "hello.h"
 #include "welcome.h"

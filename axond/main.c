@@ -24,6 +24,9 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "trace.h"
+#include "server.h"
+#include "pool.h"
 #include "client.h"
 #include "loader.h"
 #include "holdings.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "server.h"
 #include "welcome.h"
 
 /* The socket a restarting axond handed over (server_handover), or -1. */

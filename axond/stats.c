@@ -11,6 +11,8 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "trace.h"
+#include "server.h"
 #include "backend.h"
 #include "holdings.h"
 #include "access.h"

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "server.h"
 #include "ctl.h"
 #include "supervisor.h"
 #include "welcome.h"

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "trace.h"
 #include "access.h"
 #include "client.h"
 #include "stats.h"

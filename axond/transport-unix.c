@@ -23,6 +23,7 @@
 #include <axon/libaxon.h>
 #include <linux/axon-layout.h>
 #include "axond.h"
+#include "pool.h"
 #include "client.h"
 #include "stats.h"
 #include "ops/hostmem.h"

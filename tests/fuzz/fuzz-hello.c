@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "server.h"
 
 #define PAGE 4096ULL
 
