@@ -78,10 +78,11 @@ $(BUILD)/obj/%.o: %.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-# make check: the plain build and its tests (and the GPU benchmark scripts'
-# own logic, bench/gpu/selftest.sh), then the same tests under ASan+UBSan, then
-# the kernel module: lint (checkpatch --strict, sparse) and its selftests
-# in qemu on Debian's 6.1 kernel (and on the debug kernel when present).
+# make check: the plain build, its layering (scripts/check-layering) and its
+# tests (and the GPU benchmark scripts' own logic, bench/gpu/selftest.sh),
+# then the same tests under ASan+UBSan, then the kernel module: lint
+# (checkpatch --strict, sparse) and its selftests in qemu on Debian's 6.1
+# kernel (and on the debug kernel when present).
 check: check-plain check-san check-kmod
 
 # The calls between source files (scripts/check-layering): no cycle between
@@ -96,6 +97,7 @@ check-kmod:
 
 check-plain:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 all test-progs build/bench/gpu/drvbench
+	$(Q)scripts/check-layering build
 	$(Q)tests/run-tests.sh build
 	$(Q)SELFTEST_BUILD=build bench/gpu/selftest.sh
 

@@ -346,7 +346,7 @@ struct axond {
 	struct done_entry *done_head, *done_tail;
 	_Atomic bool sleeping;
 
-	struct tracer *tracers;
+	struct tracer *tracers;	/* trace.h */
 
 	uint64_t total_ops;
 	uint64_t total_clients;
@@ -364,34 +364,6 @@ struct axond {
 	_Atomic uint64_t restart_client;	/* whose work faulted (id), 0: none */
 };
 
-
-
-/* tables.c */
-void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *arg),
-			   void *arg);
-
-/* client.c */
-struct client *client_alloc(struct axond *d, const struct client_transport *t);
-int welcome_error(struct axon_welcome *w, int status, const char *msg);
-/* Device memory through the client's transport (kernel: its cgroup);
- * -EDQUOT past a limit. */
-int client_charge(struct axond *d, struct client *c, uint64_t bytes);
-void client_uncharge(struct axond *d, struct client *c, uint64_t bytes);
-
-/* pool.c: regions made ahead of time */
-int region_create(size_t size, int *fd, void **map);
-void region_pool_init(struct axond *d);
-void region_pool_refill(struct axond *d);
-int region_pool_take(struct axond *d, const struct axon_params *p, int *fd, void **map);
-void region_pool_fini(struct axond *d);
-int client_activate(struct axond *d, struct client *c, struct axon_welcome *w);
-void client_free(struct client *c);
-
-void client_get(struct client *c);
-void client_put(struct axond *d, struct client *c);
-void client_disconnect(struct axond *d, struct client *c);
-
-
 /*
  * epoll tags: small constants for the daemon's own descriptors, EV_PENDING
  * plus the fd for a connection that has not said hello, a client pointer
@@ -407,39 +379,6 @@ void client_disconnect(struct axond *d, struct client *c);
 #define EV_PENDING	(1ULL << 62)
 #define EV_DOORBELL_BIT	1ULL
 #define EV_TRACER_BIT	2ULL
-
-/* server.c */
-int server_listen(struct axond *d);
-void server_accept(struct axond *d);
-int server_adopt(struct axond *d, int fd);
-unsigned int server_npending(void);
-int server_expire(struct axond *d);
-void server_hello(struct axond *d, uint64_t tag);
-int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w);
-void server_close(struct axond *d);
-/* Keep the listening socket open for the process a restart execs. */
-#define AXOND_LISTEN_FD_ENV "AXOND_LISTEN_FD"
-void server_handover(struct axond *d);
-int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds);
-void server_send_stats(int fd, struct axon_welcome *w, const char *doc, size_t len);
-
-/* trace.c */
-struct tracer;
-void trace_hello(struct axond *d, int fd, const struct axon_hello *h,
-		 struct axon_welcome *w);
-void trace_emit(struct axond *d, struct client *c, unsigned int kind,
-		const struct axon_sqe *sqe, uint64_t user_data, uint32_t op,
-		int32_t res, uint64_t latency_ns);
-void trace_flush(struct axond *d);
-void trace_hangup(struct axond *d, uint64_t tag);
-void trace_counts(unsigned int *live, uint64_t *refused_by_limit, uint64_t *refused_by_access);
-void trace_client_gone(struct axond *d, struct client *c);
-void trace_close_all(struct axond *d);
-
-/* stats.c: the document as viewer may see it (access.h; NULL: all of
- * it, for a supervisor that filters itself). */
-struct access_peer;
-int stats_render(struct axond *d, const struct access_peer *viewer, char **out, size_t *len);
 
 /*
  * Process isolation (--isolation=process). supervisor.c: the process that

@@ -280,8 +280,7 @@ void client_unmap_done(struct client *c, uint64_t addr);
 
 /* ops/vmm.c: whether [addr, addr+len) lies in consecutive cuMemMap'd
  * ranges of the client (alloc_lock held), as one mapped span may cover
- * several; and the client's VMM objects freed at teardown. */
+ * several. */
 bool vmm_span_valid(const struct rangemap *allocs, uint64_t addr, uint64_t len);
-void vmm_client_fini(struct axond *d, struct client *c);
 
 #endif

@@ -11,6 +11,9 @@ AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/d
 	axond/cuda/cuda.c axond/cuda/info.c axond/cuda/registrar.c axond/cuda/window.c \
 	axond/cuda/exec.c axond/cuda/inflight.c axond/cuda/module.c axond/cuda/occupancy.c \
 	axond/cuda/private.c axond/cuda/vendor.c axond/cuda/hostmem.c axond/cuda/profile.c axond/cuda/collapse.c
+# a hello's route (hello.c) and the welcome on the wire (welcome.c), either
+# side of the listener (server.c)
+AXOND_SRCS += axond/hello.c axond/welcome.c
 # launch variants, function attributes, host functions, tensor maps
 AXOND_SRCS += axond/ops/funcattr.c axond/ops/hostfunc.c axond/ops/tensormap.c \
 	axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c

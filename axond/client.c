@@ -21,13 +21,11 @@
 #include <axon/libaxon.h>
 #include "axond.h"
 #include "backend.h"
+#include "client.h"
 #include "devout.h"
-#include "graph.h"
 #include "legacy.h"
-#include "loader.h"
-#include "ops/hostmem.h"
-#include "ops/ops.h"
 #include "memquota.h"
+#include "tables.h"
 #include "vaslot.h"
 
 /* A refusal in the welcome (or the kernel's answer); returns status. */
@@ -107,16 +105,59 @@ static void free_alloc(uint64_t base, uint64_t len, void *value, void *arg)
 
 static struct axond *the_daemon;	/* for client_put on the executor */
 
+/* Registered before the dispatcher starts, read only after (client.h). */
+static const struct client_family_ops *families[CLIENT_FAMILY_MAX];
+
+void client_family_register(const struct client_family_ops *ops)
+{
+	if ((unsigned int)ops->family >= CLIENT_FAMILY_MAX || families[ops->family]) {
+		log_err("client family %u: out of range or registered twice",
+			(unsigned int)ops->family);
+		abort();
+	}
+	families[ops->family] = ops;
+}
+
+static void families_fini(struct axond *d, struct client *c, enum client_fini_stage stage)
+{
+	unsigned int i;
+
+	for (i = 0; i < CLIENT_FAMILY_MAX; i++)
+		if (families[i] && families[i]->fini && families[i]->fini_stage == stage)
+			families[i]->fini(d, c);
+}
+
+static void families_gone(struct axond *d, struct client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < CLIENT_FAMILY_MAX; i++)
+		if (families[i] && families[i]->gone)
+			families[i]->gone(d, c);
+}
+
+void client_family_stats(const struct client *c, struct stats_client *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < CLIENT_FAMILY_MAX; i++)
+		if (families[i] && families[i]->stats)
+			families[i]->stats(c, out);
+}
+
 void client_free(struct client *c)
 {
 	struct axond *d = the_daemon;
 	void *arg[2] = { d, c };
 
 	log_debug("client %llu destroyed", (unsigned long long)c->id);
-	/* Graphs first: their nodes name functions, modules and streams. */
-	graph_client_fini(d, c);
-	/* Module loads the client left before they finished (loader.h). */
-	loader_client_fini(d, c);
+	/*
+	 * Whatever names something is freed before what it names: the
+	 * families' state that names the client's handles (graphs, unfinished
+	 * loads: client.h gives their order), then the handles, functions
+	 * before their modules and every object before its context.
+	 */
+	families_fini(d, c, CLIENT_FINI_HANDLES);
 	handle_table_for_each(&c->funcs, free_func, d);
 	namemap_destroy(&c->funcs_by_name);
 	handle_table_for_each(&c->modules, unload_module, arg);
@@ -128,13 +169,14 @@ void client_free(struct client *c)
 	handle_table_destroy(&c->events);
 	handle_table_destroy(&c->streams);
 	handle_table_destroy(&c->ctxs);
-	/* Mappings of cuMemCreate'd memory first: they name those objects. */
-	vmm_client_fini(d, c);
+	/* Mappings of cuMemCreate'd memory first: they name those objects
+	 * and sit in the allocation maps. */
+	families_fini(d, c, CLIENT_FINI_ALLOCS);
 	rangemap_destroy(&c->allocs, free_alloc, NULL);
 	rangemap_destroy(&c->pending_free, NULL, NULL);
 	pthread_mutex_destroy(&c->alloc_lock);
 	pthread_mutex_destroy(&c->err_lock);
-	hostmem_client_fini(d, c);	/* before the backend's client state */
+	families_fini(d, c, CLIENT_FINI_BACKEND);	/* shared host regions */
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
 	/* The backend released the window: it may serve another client. */
@@ -305,7 +347,6 @@ void client_disconnect(struct axond *d, struct client *c)
 	d->mem_used -= c->bytes_mapped;
 	d->mem_reserved -= c->mint_credit;
 	c->mint_credit = 0;
-	trace_client_gone(d, c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -317,6 +358,8 @@ void client_disconnect(struct axond *d, struct client *c)
 		 (unsigned long long)c->id, (int)c->pid, c->comm,
 		 (unsigned long long)(c->stats.by_class[0] + c->stats.by_class[1]),
 		 (unsigned long long)c->bytes_mapped);
-	hold_client_gone(d, c);	/* parked work holds no reference */
+	/* Its tracers end, its parked work (which holds no reference) goes to
+	 * the executor: the families' order, client.h. */
+	families_gone(d, c);
 	client_put(d, c);
 }

@@ -13,6 +13,8 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "trace.h"
+#include "client.h"
 #include "cuerr.h"
 #include "backend.h"
 #include "ops/ops.h"

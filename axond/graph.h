@@ -129,11 +129,4 @@ static inline void graph_set_ended(struct graph *g, int32_t res)
 	atomic_store_explicit(&g->end_res, res, memory_order_release);
 }
 
-/* client.c: a client's graphs, at its teardown (no work is queued). */
-void graph_client_fini(struct axond *d, struct client *c);
-/* stats.c */
-void graph_client_counts(const struct client *c, uint32_t *graphs, uint32_t *execs);
-/* Nodes held in the client's graphs and execs (--max-graph-nodes). */
-uint64_t graph_client_nodes(const struct client *c);
-
 #endif

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "client.h"
 #include "loader.h"
 
 struct loader_client {
@@ -174,7 +175,8 @@ unsigned int loader_pending(const struct client *c)
 	return c->loader ? c->loader->pending : 0;
 }
 
-void loader_client_fini(struct axond *d, struct client *c)
+/* client_free: drops the jobs never finished, then c's loader state. */
+static void loader_client_fini(struct axond *d, struct client *c)
 {
 	struct loader_client *lc = c->loader;
 
@@ -190,6 +192,17 @@ void loader_client_fini(struct axond *d, struct client *c)
 	}
 	free(lc);
 	c->loader = NULL;
+}
+
+static const struct client_family_ops loader_family = {
+	.family = CLIENT_FAMILY_LOADER,
+	.fini = loader_client_fini,
+	.fini_stage = CLIENT_FINI_HANDLES,
+};
+
+static void __attribute__((constructor)) loader_register_family(void)
+{
+	client_family_register(&loader_family);
 }
 
 void loader_stop(struct axond *d)

@@ -51,8 +51,6 @@ struct loader_job {
 int loader_submit(struct axond *d, struct client *c, struct loader_job *j);
 /* Dispatcher: c's jobs submitted and not yet finished. */
 unsigned int loader_pending(const struct client *c);
-/* client_free: drops the jobs never finished, then c's loader state. */
-void loader_client_fini(struct axond *d, struct client *c);
 /* Shutdown, before the backend's fini: jobs running end, queued ones are
  * cancelled (their clients are gone), threads are joined. */
 void loader_stop(struct axond *d);

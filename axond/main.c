@@ -24,6 +24,10 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "trace.h"
+#include "server.h"
+#include "pool.h"
+#include "client.h"
 #include "loader.h"
 #include "holdings.h"
 #include "backend.h"
@@ -32,6 +36,7 @@
 #include "dispatch.h"
 #include "ops/ops.h"
 #include "access.h"
+#include "hello.h"
 
 /* Runs every op table entry through the start-up check, as io_uring does. */
 static int check_op_table(void)
@@ -175,7 +180,7 @@ static void handle_event(struct axond *d, const struct epoll_event *ev)
 	} else if (tag == EV_CTL) {
 		worker_ctl_event(d);
 	} else if (tag & EV_PENDING) {
-		server_hello(d, tag);
+		hello_route(d, tag);
 	} else if (tag & EV_TRACER_BIT) {
 		/* Tracers only listen; anything else means they left. */
 		trace_hangup(d, tag);

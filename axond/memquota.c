@@ -14,7 +14,6 @@
 
 #include "axond.h"
 #include "memquota.h"
-#include "ops/ops.h"
 
 #define MQ_BUCKETS 64
 
@@ -98,6 +97,14 @@ uint64_t mq_quota_room(struct axond *d, const struct client *c)
 			room = u;
 	}
 	return room;
+}
+
+uint64_t mem_arena_avail(const struct axond *d)
+{
+	uint64_t total = d->info->device[0].total_mem;
+	uint64_t taken = d->mem_used + d->mem_reserved;
+
+	return taken >= total ? 0 : total - taken;
 }
 
 uint64_t mq_room(struct axond *d, const struct client *c)

@@ -31,6 +31,13 @@ int mq_client_join(struct axond *d, struct client *c);
 /* It leaves (client_disconnect): its usage goes from its user's share. */
 void mq_client_leave(struct axond *d, struct client *c);
 
+/*
+ * Device memory neither used nor reserved as credit, all clients: the
+ * arena this file books against (MEM_MAP and its info ask it too). Here,
+ * below the ops, so that the quota check calls nothing above it.
+ */
+uint64_t mem_arena_avail(const struct axond *d);
+
 /* What the client may still take beyond its credit: the arena's free part
  * within its own and its user's remaining quota. */
 uint64_t mq_room(struct axond *d, const struct client *c);

@@ -16,6 +16,7 @@
 #include <cuda.h>
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "client.h"
 #include "backend.h"
 #include "memquota.h"
 

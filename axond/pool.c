@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "pool.h"
 #include "backend.h"
 
 struct region {

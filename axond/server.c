@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The unix socket's listener: listen, accept, read the hello and route it:
- * a client to the socket transport (transport-unix.c, which answers with
- * the welcome and the client's descriptors), a stats request to the stats
- * document, a tracer to trace.c.
+ * The unix socket's listener: listen, accept, keep the connections that
+ * have not said hello yet, and read and check a hello when it comes. Where
+ * a hello goes from there is its caller's (hello.c; the supervisor's loop):
+ * this file calls nothing above it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "axond.h"
-#include "access.h"
+#include "server.h"
+#include "welcome.h"
 
 /* The socket a restarting axond handed over (server_handover), or -1. */
 static int inherited_socket(void)
@@ -385,80 +386,6 @@ int server_expire(struct axond *d)
 	return (int)((next - now) / 1000000 + 1);
 }
 
-int server_send_welcome(int fd, const struct axon_welcome *w, const int *fds, int nfds)
-{
-	char cbuf[CMSG_SPACE(sizeof(int) * 3)] = { 0 };
-	struct iovec iov = { .iov_base = (void *)w, .iov_len = sizeof(*w) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (nfds) {
-		struct cmsghdr *c;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
-	do {
-		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(*w) ? 0 : -EIO;
-}
-
-/* The welcome, then the stats document doc (NULL: out of memory). */
-void server_send_stats(int fd, struct axon_welcome *w, const char *doc, size_t len)
-{
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
-	size_t off;
-	int fl;
-
-	if (!doc) {
-		w->status = -ENOMEM;
-		snprintf(w->message, sizeof(w->message), "out of memory");
-		server_send_welcome(fd, w, NULL, 0);
-		return;
-	}
-	if (server_send_welcome(fd, w, NULL, 0))
-		return;
-	/*
-	 * Blocking sends bounded by a short SO_SNDTIMEO: the dispatcher waits
-	 * at most that long for a reader that stopped reading, then gives up
-	 * on it. Documents usually fit the socket buffer and never wait.
-	 */
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-		return;
-	for (off = 0; off < len;) {
-		size_t chunk = len - off > AXON_STATS_CHUNK ? AXON_STATS_CHUNK : len - off;
-		ssize_t n = send(fd, doc + off, chunk, MSG_NOSIGNAL);
-
-		if (n <= 0) {
-			log_info("stats reader too slow or gone; document cut short");
-			break;
-		}
-		off += (size_t)n;
-	}
-}
-
-static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
-{
-	struct access_peer viewer;
-	char *doc = NULL;
-	size_t len = 0;
-
-	/* Other users' clients only for administrators (access.c). */
-	access_peer_of(fd, &viewer);
-	if (stats_render(d, &viewer, &doc, &len))
-		doc = NULL;
-	server_send_stats(fd, w, doc, len);
-	free(doc);
-}
-
 /*
  * The checks a first message of n bytes (recv's MSG_TRUNC length; h holds
  * its first bytes) passes before anything looks at its kind: a whole hello,
@@ -485,51 +412,30 @@ int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcom
 	return 0;
 }
 
-/* A pending connection sent its first message (or hung up); tag is its
- * epoll event's. A stale event (its connection already dropped) does nothing. */
-void server_hello(struct axond *d, uint64_t tag)
+/*
+ * A pending connection sent its first message (or hung up); tag is its
+ * epoll event's. Returns the connection, which the caller owns from here,
+ * with its hello in h once that passed server_hello_check and w ready for
+ * the answer; or -1, the connection answered and closed or the event stale
+ * (its connection already dropped). The supervisor only peeks: the worker
+ * it hands the connection to reads the hello itself.
+ */
+int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
+		      struct axon_welcome *w)
 {
-	struct axon_hello h;
-	struct axon_welcome w = {
-		.magic = AXON_MAGIC,
-		.abi_major = AXON_ABI_MAJOR,
-		.abi_minor = AXON_ABI_MINOR,
-	};
 	int slot = pending_slot(tag), fd;
 	ssize_t n;
 
 	if (slot < 0)
-		return;
+		return -1;
 	fd = pending[slot].fd;
 	pending_drop(d, (unsigned int)slot, false);
-	/* The supervisor only looks: the worker it hands the connection to
-	 * reads the hello itself. */
-	n = recv(fd, &h, sizeof(h), MSG_TRUNC | (axond_is_supervisor(d) ? MSG_PEEK : 0));
-	if (server_hello_check(&h, n, &w)) {
+	n = recv(fd, h, sizeof(*h), MSG_TRUNC | (axond_is_supervisor(d) ? MSG_PEEK : 0));
+	if (server_hello_check(h, n, w)) {
 		if (n > 0)	/* a peer that sent nothing hears nothing */
-			server_send_welcome(fd, &w, NULL, 0);
+			welcome_send(fd, w, NULL, 0);
 		close(fd);
-		return;
+		return -1;
 	}
-	if (axond_is_supervisor(d)) {
-		supervisor_route(d, fd, &h, &w);	/* owns fd */
-		return;
-	}
-	if (h.kind == AXON_HELLO_STATS) {
-		send_stats(d, fd, &w);
-		close(fd);
-		return;
-	}
-	if (h.kind == AXON_HELLO_TRACE) {
-		trace_hello(d, fd, &h, &w);	/* answers, and owns fd */
-		return;
-	}
-	if (h.kind != AXON_HELLO_CLIENT) {
-		w.status = -EINVAL;
-		snprintf(w.message, sizeof(w.message), "unknown hello kind %u", h.kind);
-		server_send_welcome(fd, &w, NULL, 0);
-		close(fd);
-		return;
-	}
-	unix_client_hello(d, fd, &h, &w);	/* owns fd */
+	return fd;
 }

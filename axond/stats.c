@@ -11,10 +11,12 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "trace.h"
+#include "server.h"
 #include "backend.h"
-#include "graph.h"
 #include "holdings.h"
 #include "access.h"
+#include "client.h"
 #include "memquota.h"
 #include "vaslot.h"
 #include "stats.h"
@@ -44,7 +46,6 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 {
 	const struct client_stats *s = &c->stats;
 	uint32_t sq_depth = axon_read_once(&c->cpage->sq_tail) - c->sq_head;
-	uint32_t ngraphs, nexecs;
 
 	memset(out, 0, sizeof(*out));
 	out->id = c->id;
@@ -57,7 +58,6 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	out->transport = c->xport->stats_id;
 	out->kmod_id = c->kmod_id;
 	out->cgroup_id = c->cgroup_id;
-	out->tracers = c->ntracers;
 	out->server_pid = (int32_t)getpid();
 	out->bytes_mapped = c->bytes_mapped;
 	out->mint_credit = c->mint_credit;
@@ -70,20 +70,16 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	out->user_mem_reserved = c->quser ? c->quser->reserved : 0;
 	out->user_mem_limit = quota_shown(d, mq_user_limit(d));
 	out->va_base = c->params.va_base;
-	graph_client_counts(c, &ngraphs, &nexecs);
 	out->handles.contexts = handle_count(&c->ctxs, 0);
 	out->handles.streams = handle_count(&c->streams, 0);
 	out->handles.events = handle_count(&c->events, 0);
 	out->handles.modules = handle_count(&c->modules, 0);
 	out->handles.functions = handle_count(&c->funcs, 0);
-	out->handles.graphs = ngraphs;
-	out->handles.graph_execs = nexecs;
-	out->limits.parked = c->nparked;
-	out->limits.parked_bytes = c->parked_bytes;
-	out->limits.graph_nodes = graph_client_nodes(c);
 	out->limits.mappings = c->held[HOLD_MAPPING];
 	out->limits.vmm_objects = c->held[HOLD_VMM_OBJECT];
 	out->limits.refused = s->limit_refused;
+	/* Graphs, parked work, tracers: their families fill those in. */
+	client_family_stats(c, out);
 	out->ops_local = axon_read_once(&c->cpage->local_ops);
 	out->ops_sync = s->by_class[OP_CLASS_SYNC];
 	out->ops_deferred = s->by_class[OP_CLASS_DEFERRED];

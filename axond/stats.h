@@ -89,6 +89,11 @@ struct stats_daemon {
 	uint64_t windows_used, windows_max;
 };
 
+/* stats.c: the document as viewer may see it (access.h; NULL: all of
+ * it, for a supervisor that filters itself): 0, or -1 without memory. */
+struct access_peer;
+int stats_render(struct axond *d, const struct access_peer *viewer, char **out, size_t *len);
+
 /* stats.c: this daemon's own values. */
 void stats_collect_daemon(struct axond *d, struct stats_daemon *out);
 unsigned int stats_collect_devices(struct axond *d, struct stats_device *out);

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "stats.h"
 #include "supervisor.h"
+#include "welcome.h"
 
 /* How long a stats request waits for the workers' reports, at most. */
 #define STATS_WAIT_MS		500
@@ -231,7 +232,7 @@ void supervisor_send_stats(struct axond *d, int fd, struct axon_welcome *wel)
 	}
 	free(ws);
 	free(reps);
-	server_send_stats(fd, wel, doc, len);
+	welcome_send_stats(fd, wel, doc, len);
 	free(doc);
 	close(fd);
 }

@@ -39,8 +39,10 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "server.h"
 #include "ctl.h"
 #include "supervisor.h"
+#include "welcome.h"
 
 /* A waiting client is refused once no worker has become ready for this
  * long (workers are failing to start), or after WAIT_MAX_NS in any case;
@@ -343,7 +345,7 @@ static void refuse(int fd, int status, const char *msg)
 
 	snprintf(w.message, sizeof(w.message), "%s", msg);
 	supervisor_consume_hello(fd);
-	server_send_welcome(fd, &w, NULL, 0);
+	welcome_send(fd, &w, NULL, 0);
 	close(fd);
 }
 
@@ -599,6 +601,21 @@ static void stop_workers(struct axond *d)
 		;
 }
 
+/* A connection said hello: whatever it asks for, a worker answers it. */
+static void hello_to_worker(struct axond *d, uint64_t tag)
+{
+	struct axon_hello h;
+	struct axon_welcome w = {
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+	};
+	int fd = server_hello_read(d, tag, &h, &w);
+
+	if (fd >= 0)
+		supervisor_route(d, fd, &h, &w);	/* owns fd */
+}
+
 int supervisor_run(struct axond *d, char **argv)
 {
 	struct epoll_event evs[64];
@@ -670,7 +687,7 @@ int supervisor_run(struct axond *d, char **argv)
 					}
 				}
 			} else if (tag & EV_PENDING) {
-				server_hello(d, tag);
+				hello_to_worker(d, tag);
 			} else if (tag <= EV_CTL) {
 				/* Not the supervisor's (the executor's eventfd
 				 * setup_fds made): nothing to do. */

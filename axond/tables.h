@@ -10,6 +10,11 @@
 #include <stdint.h>
 
 struct client;
+struct handle_table;
+
+/* fn on every object of t, live or dying (client teardown). */
+void handle_table_for_each(struct handle_table *t, void (*fn)(void *obj, void *arg),
+			   void *arg);
 
 struct ctx *ctx_lookup(struct client *c, uint64_t handle);
 struct stream *stream_lookup(struct client *c, uint64_t handle);

@@ -28,7 +28,11 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "trace.h"
 #include "access.h"
+#include "client.h"
+#include "stats.h"
+#include "welcome.h"
 
 #define TRACE_BATCH 64
 /* The one handle type of the tracer table (private to this file). */
@@ -190,7 +194,7 @@ void trace_hello(struct axond *d, int fd, const struct axon_hello *h,
 	w->status = 0;
 	w->params.client_id = found->id;
 	ev.data.u64 = tracer_tag(t->handle);
-	if (server_send_welcome(fd, w, NULL, 0) ||
+	if (welcome_send(fd, w, NULL, 0) ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		handle_free(&tracer_table, t->handle, TRACER_HANDLE);
 		free(t);
@@ -208,7 +212,7 @@ nomem:
 	w->status = -ENOMEM;
 	strcpy(w->message, "out of memory");
 refuse:
-	server_send_welcome(fd, w, NULL, 0);
+	welcome_send(fd, w, NULL, 0);
 	close(fd);
 }
 
@@ -265,7 +269,7 @@ void trace_hangup(struct axond *d, uint64_t tag)
 }
 
 /* The traced client is gone: flush what it did, then end the trace. */
-void trace_client_gone(struct axond *d, struct client *c)
+static void trace_client_gone(struct axond *d, struct client *c)
 {
 	struct tracer *t, *next;
 
@@ -278,6 +282,22 @@ void trace_client_gone(struct axond *d, struct client *c)
 			tracer_free(d, t);
 		}
 	}
+}
+
+static void trace_client_stats(const struct client *c, struct stats_client *out)
+{
+	out->tracers = c->ntracers;
+}
+
+static const struct client_family_ops trace_family = {
+	.family = CLIENT_FAMILY_TRACE,
+	.gone = trace_client_gone,
+	.stats = trace_client_stats,
+};
+
+static void __attribute__((constructor)) trace_register_family(void)
+{
+	client_family_register(&trace_family);
 }
 
 void trace_counts(unsigned int *live, uint64_t *refused_by_limit, uint64_t *refused_by_access)

@@ -20,6 +20,7 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "client.h"
 #include "stats.h"
 #include "backend.h"
 

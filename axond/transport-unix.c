@@ -23,8 +23,11 @@
 #include <axon/libaxon.h>
 #include <linux/axon-layout.h>
 #include "axond.h"
+#include "pool.h"
+#include "client.h"
 #include "stats.h"
 #include "ops/hostmem.h"
+#include "welcome.h"
 
 static int negotiate(struct axond *d, const struct axon_hello *h,
 		     struct axon_params *p, struct axon_welcome *w);
@@ -210,14 +213,14 @@ void unix_client_hello(struct axond *d, int fd, const struct axon_hello *hello,
 
 	if (!c) {
 		log_info("refused a client: %s", w->message);
-		server_send_welcome(fd, w, NULL, 0);
+		welcome_send(fd, w, NULL, 0);
 		close(fd);
 		return;
 	}
 	fds[0] = c->conn.sock.region_fd;
 	fds[1] = d->info_fd;
 	fds[2] = c->conn.sock.doorbell_fd;
-	if (server_send_welcome(fd, w, fds, 3)) {
+	if (welcome_send(fd, w, fds, 3)) {
 		client_disconnect(d, c);
 		return;
 	}

@@ -12,6 +12,7 @@
 
 #include <axon/libaxon.h>
 #include "axond.h"
+#include "client.h"
 #include "backend.h"
 #include "work.h"
 #include "dispatch.h"

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "axond.h"
+#include "server.h"
 #include "ctl.h"
 #include "report.h"
 

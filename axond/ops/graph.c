@@ -27,6 +27,7 @@
 #include "graphclient.h"
 #include "graphrefs.h"
 #include "../graph.h"
+#include "../stats.h"
 
 #define GRAPH_MAX	(1u << 16)	/* graphs, and execs, per client */
 
@@ -362,7 +363,7 @@ enum op_status op_graph_exec_update(struct op_ctx *o)
 
 /* ---- teardown and stats ------------------------------------------------- */
 
-void graph_client_fini(struct axond *d, struct client *c)
+static void graph_client_fini(struct axond *d, struct client *c)
 {
 	struct graph_client *gc = c->graphs;
 	uint32_t pos = 0;
@@ -393,13 +394,24 @@ void graph_client_fini(struct axond *d, struct client *c)
 	c->graphs = NULL;
 }
 
-void graph_client_counts(const struct client *c, uint32_t *graphs, uint32_t *execs)
+static void graph_client_stats(const struct client *c, struct stats_client *out)
 {
-	*graphs = c->graphs ? handle_count(&c->graphs->graphs, 0) : 0;
-	*execs = c->graphs ? handle_count(&c->graphs->execs, 0) : 0;
+	const struct graph_client *gc = c->graphs;
+
+	out->handles.graphs = gc ? handle_count(&gc->graphs, 0) : 0;
+	out->handles.graph_execs = gc ? handle_count(&gc->execs, 0) : 0;
+	/* Nodes held in its graphs and execs (--max-graph-nodes). */
+	out->limits.graph_nodes = gc ? gc->nodes : 0;
 }
 
-uint64_t graph_client_nodes(const struct client *c)
+static const struct client_family_ops graph_family = {
+	.family = CLIENT_FAMILY_GRAPH,
+	.fini = graph_client_fini,
+	.fini_stage = CLIENT_FINI_HANDLES,
+	.stats = graph_client_stats,
+};
+
+static void __attribute__((constructor)) graph_register_family(void)
 {
-	return c->graphs ? c->graphs->nodes : 0;
+	client_family_register(&graph_family);
 }

@@ -42,6 +42,7 @@
 #include <cuda.h>
 #include "ops.h"
 #include "../work.h"
+#include "../stats.h"
 
 static bool is_gate(const struct work *w)
 {
@@ -191,13 +192,9 @@ static void replay(struct axond *d, struct client *c)
 	c->parked_tail = keep_tail;
 }
 
-/* The hold hooks (work.h): work_submit asks before it hands an item on. */
-static void __attribute__((constructor)) hold_register_hooks(void)
-{
-	work_register_hold(hold_admit, hold_park);
-}
-
-void hold_client_gone(struct axond *d, struct client *c)
+/* The client is gone: hand every parked item to the backend (which drops
+ * a dead client's work). */
+static void hold_client_gone(struct axond *d, struct client *c)
 {
 	struct work *w, *next;
 
@@ -208,6 +205,26 @@ void hold_client_gone(struct axond *d, struct client *c)
 		unpark(c, w);
 		work_submit_now(d, w);
 	}
+}
+
+static void hold_client_stats(const struct client *c, struct stats_client *out)
+{
+	out->limits.parked = c->nparked;
+	out->limits.parked_bytes = c->parked_bytes;
+}
+
+static const struct client_family_ops hold_family = {
+	.family = CLIENT_FAMILY_HOSTFUNC,
+	.gone = hold_client_gone,
+	.stats = hold_client_stats,
+};
+
+/* The hold hooks (work.h): work_submit asks before it hands an item on;
+ * and the client's end (client.h). */
+static void __attribute__((constructor)) hold_register_hooks(void)
+{
+	work_register_hold(hold_admit, hold_park);
+	client_family_register(&hold_family);
 }
 
 enum op_status op_host_func(struct op_ctx *o)

@@ -410,7 +410,8 @@ static void free_region(uint64_t base, uint64_t len, void *value, void *arg)
 	hostmem_free(a->d, a->c, value);
 }
 
-void hostmem_client_fini(struct axond *d, struct client *c)
+/* Client teardown (last reference): every region, live or dying. */
+static void hostmem_client_fini(struct axond *d, struct client *c)
 {
 	struct hostmem_table *t = c->hostmem;
 	struct fini_arg arg = { d, c };
@@ -429,4 +430,15 @@ void hostmem_client_fini(struct axond *d, struct client *c)
 		close(t->pending[i].fd);
 	free(t);
 	c->hostmem = NULL;
+}
+
+static const struct client_family_ops hostmem_family = {
+	.family = CLIENT_FAMILY_HOSTMEM,
+	.fini = hostmem_client_fini,
+	.fini_stage = CLIENT_FINI_BACKEND,
+};
+
+static void __attribute__((constructor)) hostmem_register_family(void)
+{
+	client_family_register(&hostmem_family);
 }

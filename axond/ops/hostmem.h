@@ -34,7 +34,4 @@ int hostmem_sock_readable(struct axond *d, struct client *c);
  * inside one of its shared regions; else NULL. Dispatcher only. */
 unsigned char *hostmem_translate(struct client *c, uint64_t addr, uint64_t len);
 
-/* Client teardown (last reference): every region, live or dying. */
-void hostmem_client_fini(struct axond *d, struct client *c);
-
 #endif

@@ -17,14 +17,6 @@ static uint64_t arena_total(struct axond *d, int dev)
 	return d->info->device[dev].total_mem;
 }
 
-uint64_t mem_arena_avail(struct axond *d)
-{
-	uint64_t total = arena_total(d, 0);
-	uint64_t taken = d->mem_used + d->mem_reserved;
-
-	return taken >= total ? 0 : total - taken;
-}
-
 /* The part of the window clients mint from; the top 1/16 is the daemon's. */
 static uint64_t client_window_end(const struct client *c)
 {

@@ -9,6 +9,7 @@
 
 #include "../axond.h"
 #include "../backend.h"
+#include "../client.h"
 #include "../tables.h"
 
 /* What an issue function decided. */
@@ -105,9 +106,6 @@ enum op_status op_devout_read(struct op_ctx *o);
 struct work *work_new(struct op_ctx *o, enum work_type type);
 enum op_status work_submit(struct op_ctx *o, struct work *w);
 void work_submit_now(struct axond *d, struct work *w);
-/* The client is gone: hand every parked item to the backend (which drops
- * a dead client's work). */
-void hold_client_gone(struct axond *d, struct client *c);
 int work_release_later(struct axond *d, struct client *c, release_fn fn, void *obj);
 struct stream *stream_new(struct client *c, struct ctx *ctx, bool is_default,
 			  int32_t *res);
@@ -115,8 +113,6 @@ void stream_destroy_later(struct axond *d, struct client *c, struct stream *s);
 void event_destroy_later(struct axond *d, struct client *c, struct event *e);
 void module_destroy_later(struct axond *d, struct client *c, struct module *m);
 void mem_unmap_ctx(struct axond *d, struct client *c, struct ctx *ctx);
-/* Device memory not used nor reserved as credit (ops/mem.c). */
-uint64_t mem_arena_avail(struct axond *d);
 /* One mapping of p is being unmapped: count it gone after earlier work. */
 void vmm_unmap_later(struct axond *d, struct client *c, struct vmm_phys *p);
 /* A data-area range named by an SQE; NULL if it does not fit. */

@@ -335,7 +335,7 @@ bool vmm_span_valid(const struct rangemap *allocs, uint64_t addr, uint64_t len)
  * mapping still there, including those whose unmap was skipped because the
  * client died, then free every physical allocation.
  */
-void vmm_client_fini(struct axond *d, struct client *c)
+static void vmm_client_fini(struct axond *d, struct client *c)
 {
 	struct vmm_client *v = c->vmm;
 	struct rangemap_entry *e;
@@ -357,4 +357,15 @@ void vmm_client_fini(struct axond *d, struct client *c)
 	handle_table_destroy(&v->mems);
 	free(v);
 	c->vmm = NULL;
+}
+
+static const struct client_family_ops vmm_family = {
+	.family = CLIENT_FAMILY_VMM,
+	.fini = vmm_client_fini,
+	.fini_stage = CLIENT_FINI_ALLOCS,
+};
+
+static void __attribute__((constructor)) vmm_register_family(void)
+{
+	client_family_register(&vmm_family);
 }

@@ -17,6 +17,7 @@
 #include <axon/libaxon.h>
 #include "daemon.h"
 #include "backend.h"
+#include "client.h"
 #include "dispatch.h"
 #include "options.h"
 #include "kernelset.h"

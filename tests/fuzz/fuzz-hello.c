@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz-hello: the input is a connection's first message, as recv() with
- * MSG_TRUNC would hand it to server_hello (axond/server.c): its length is
- * the input's, its first sizeof(struct axon_hello) bytes the hello.
+ * MSG_TRUNC would hand it to server_hello_read (axond/server.c): its
+ * length is the input's, its first sizeof(struct axon_hello) bytes the
+ * hello.
  * server_hello_check() runs on it; a client hello then goes through
  * client_create() (axond/transport-unix.c: negotiate, the region, the
  * doorbell, the backend's client state, activation) on the in-process sim
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "server.h"
 
 #define PAGE 4096ULL
 
