@@ -4,9 +4,6 @@ AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/d
 	axond/clock.c axond/trace.c axond/pool.c axond/supervisor.c axond/worker.c axond/ctl.c \
 	axond/transport-unix.c axond/transport-kmod.c \
 	axond/backends.c \
-	axond/ops/table.c axond/ops/common.c axond/ops/nop.c axond/ops/ctx.c \
-	axond/ops/mem.c axond/ops/copy.c axond/ops/module.c axond/ops/launch.c \
-	axond/ops/stream.c axond/ops/event.c axond/ops/hostmem.c \
 	axond/sim/sim.c axond/sim/device.c \
 	axond/cuda/cuda.c axond/cuda/info.c axond/cuda/registrar.c axond/cuda/window.c \
 	axond/cuda/exec.c axond/cuda/inflight.c axond/cuda/module.c axond/cuda/occupancy.c \
@@ -15,14 +12,13 @@ AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/d
 # side of the listener (server.c)
 AXOND_SRCS += axond/hello.c axond/welcome.c
 # launch variants, function attributes, host functions, tensor maps
-AXOND_SRCS += axond/ops/funcattr.c axond/ops/hostfunc.c axond/ops/tensormap.c \
-	axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c
+AXOND_SRCS += axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c
 include axond/sim/sim-image.mk
 AXOND_SRCS += $(SIM_IMAGE_SRCS)
 # device output (kernel printf) routed to each client
-AXOND_SRCS += axond/devout.c axond/ops/devout.c axond/cuda/devout.c
+AXOND_SRCS += axond/devout.c axond/cuda/devout.c
 # cluster occupancy queries (answered by the backend)
-AXOND_SRCS += axond/ops/occupancy.c axond/sim/occupancy.c
+AXOND_SRCS += axond/sim/occupancy.c
 # device-memory quotas per client and user; client window slots
 AXOND_SRCS += axond/memquota.c axond/vaslot.c
 # who may trace a client and see it in the stats
@@ -32,18 +28,18 @@ AXOND_SRCS += axond/holdings.c
 # the stats document: written with json-c in one place (statsdoc.c); under
 # process isolation the workers' binary reports and the supervisor's side
 AXOND_SRCS += axond/statsdoc.c axond/report.c axond/supervisor-stats.c
-# private driver entry points the math libraries call (ops/private.c)
-AXOND_SRCS += axond/ops/private.c
 # the cuda backend's contexts (isolation modes)
 AXOND_SRCS += axond/cuda/context.c
-# VMM for clients (cuMemCreate/cuMemMap): ops, and each backend's side
-AXOND_SRCS += axond/ops/vmm.c axond/sim/vmm.c axond/cuda/vmm.c
-# graphs: capture, instantiate, launch, update (ops), and each backend's side
-AXOND_SRCS += axond/ops/graph.c axond/ops/capture.c axond/ops/graphrefs.c \
-	axond/sim/graph.c axond/cuda/graph.c
+# VMM for clients (cuMemCreate/cuMemMap): each backend's side
+AXOND_SRCS += axond/sim/vmm.c axond/cuda/vmm.c
+# graphs: each backend's side
+AXOND_SRCS += axond/sim/graph.c axond/cuda/graph.c
 # module loads off the dispatcher (loader threads), their bounds, and
 # functions and globals found by hash
 AXOND_SRCS += axond/loader.c axond/imagelimits.c axond/namemap.c
+# The op handlers, every file of axond/ops/ (a new op's handler is its
+# file: it is declared and entered in the op table from uapi/axon-ops.def)
+AXOND_SRCS += $(sort $(wildcard axond/ops/*.c))
 AXOND_OBJS := $(AXOND_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/bin/axond: $(AXOND_OBJS) $(LIBAXON_A) $(COMMON_LIB)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Draining a client's submission ring: read each SQE once into private
- * memory, run the generic checks its table entry asks for, issue it, and
- * post completions. Runs on the dispatcher thread only; this is the only
+ * memory, run the generic checks its table entry asks for, prepare and
+ * issue it, and post completions. Runs on the dispatcher thread only; this is the only
  * code that writes a client's CQ.
  */
 #include <errno.h>
@@ -207,8 +207,9 @@ static int32_t check_sqe(const struct axon_sqe *sqe, const struct op_def **defp)
 static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *sqe)
 {
 	const struct op_def *def = NULL;
+	union op_req req;	/* not cleared: each prepare sets what it uses */
 	struct op_ctx o = {
-		.d = d, .c = c, .sqe = sqe,
+		.d = d, .c = c, .sqe = sqe, .req = &req,
 		.deferred = sqe->flags & AXON_SQE_F_DEFERRED,
 		.t_start = axond_now_ns(),
 	};
@@ -261,9 +262,13 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 		}
 		o.stream->submitted++;
 	}
-	st = def->issue(&o);
-	if (st == OP_QUEUED)
-		return;
+	/* A request its prepare refuses fails as one whose issue did. */
+	o.res = def->prep(&o);
+	if (!o.res) {
+		st = def->issue(&o);
+		if (st == OP_QUEUED)
+			return;
+	}
 	if (o.stream && o.res) {
 		/* Failed validation: keep the stream's sequence in step. */
 		struct work *w = work_new(&o, WORK_ADVANCE);

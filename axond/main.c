@@ -44,7 +44,7 @@ static int check_op_table(void)
 	unsigned int i;
 
 	for (i = 0; i < AXON_OP_LAST; i++) {
-		if (!op_table[i].name || !op_table[i].issue) {
+		if (!op_table[i].name || !op_table[i].prep || !op_table[i].issue) {
 			log_err("op %u has no table entry", i);
 			return -EINVAL;
 		}

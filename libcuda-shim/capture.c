@@ -405,7 +405,7 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 			if (sqe) {
 				axon_prep_capture_end(sqe, h, w.aux[0]);
 				shim_sync_op(sqe, &w2);
-				shim_call_obj_locked(AXON_OP_GRAPH_DESTROY, w.aux[0], 0, 0, &w2);
+				shim_call_locked(&w2, axon_prep_graph_destroy, w.aux[0]);
 			}
 		}
 	}

@@ -349,29 +349,6 @@ CUresult shim_reap_once(void)
 	return CUDA_SUCCESS;
 }
 
-/* One synchronous AXON_OP_* on an object, with shim.lock held. */
-CUresult shim_call_obj_locked(unsigned int op, uint64_t handle, uint64_t arg0,
-			      uint64_t arg1, struct shim_waiter *w)
-{
-	struct axon_sqe *sqe = shim_sqe();
-
-	if (!sqe)
-		return shim_gone_error();
-	axon_prep_obj(sqe, op, handle, arg0, arg1);
-	return shim_sync_op(sqe, w);
-}
-
-CUresult shim_call_obj(unsigned int op, uint64_t handle, uint64_t arg0, uint64_t arg1,
-		       struct shim_waiter *w)
-{
-	CUresult r;
-
-	shim_lock();
-	r = shim_call_obj_locked(op, handle, arg0, arg1, w);
-	shim_unlock();
-	return r;
-}
-
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
 {
 	axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)w);

@@ -226,7 +226,7 @@ static CUresult ctx_sync_once(struct shim_ctx *sc)
 
 	if (r)
 		return r;
-	r = shim_call_obj(AXON_OP_CTX_SYNC, sc->handle, 0, 0, &w);
+	r = shim_call(&w, axon_prep_ctx_sync, sc->handle);
 
 	/* What the context's kernels printed, after its synchronisation. */
 	shim_devout_drain();

@@ -280,7 +280,7 @@ static CUresult elapsed(float *ms, CUevent start, CUevent end)
 		shim_unlock();
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
-	r = shim_call_obj_locked(AXON_OP_EVENT_ELAPSED, a->handle, b->handle, 0, &w);
+	r = shim_call_locked(&w, axon_prep_event_elapsed, a->handle, b->handle);
 	if (!r)
 		*ms = (float)((double)(int64_t)w.aux[0] / 1e6);
 	shim_unlock();

@@ -116,7 +116,7 @@ static CUresult priv_call(CUcontext ctx, unsigned int call, uint64_t arg, uint64
 	sc = ctx ? shim_ctx_of(ctx) : shim_current_ctx();
 	if (!sc)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	r = shim_call_obj(AXON_OP_PRIVATE_CALL, sc->handle, call, arg, &w);
+	r = shim_call(&w, axon_prep_private_call, sc->handle, call, arg);
 	if (!r)
 		*out = w.aux[0];
 	return r;

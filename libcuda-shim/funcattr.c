@@ -29,8 +29,8 @@ SHIM_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attri
 	/* Whatever it changes, the cached answers go (module.c), before
 	 * and after: a query racing with the call must not keep an old one. */
 	sf->attr_known = 0;
-	r = shim_call_obj_locked(AXON_OP_FUNC_SET_ATTR, sf->handle, (uint64_t)attrib,
-				 (uint64_t)(int64_t)value, &w);
+	r = shim_call_locked(&w, axon_prep_func_set_attr, sf->handle, (uint64_t)attrib,
+			     (uint64_t)(int64_t)value);
 	/* The entry may have been replaced while the lock was dropped. */
 	sf = shim_func_of(f);
 	if (sf)

@@ -116,7 +116,7 @@ static CUresult instantiate_daemon(CUgraphExec *out, CUgraph g, unsigned long lo
 	if (r)
 		return r;
 	hw = shim_graph_hostwork(h);
-	r = shim_call_obj(AXON_OP_GRAPH_INSTANTIATE, h, flags, 0, &w);
+	r = shim_call(&w, axon_prep_graph_instantiate, h, flags);
 	if (!r && !shim_exec_set_hostwork(w.aux[0], hw, &old)) {
 		destroy(AXON_OP_GRAPH_EXEC_DESTROY, w.aux[0]);
 		r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -387,7 +387,7 @@ static CUresult exec_update_daemon(CUgraphExec x, CUgraph g, CUgraphExecUpdateRe
 		if (r)
 			return r;
 	}
-	r = shim_call_obj(AXON_OP_GRAPH_EXEC_UPDATE, hx, hg, 0, &w);
+	r = shim_call(&w, axon_prep_graph_exec_update, hx, hg);
 	if (!r) {
 		/* Same number of host nodes (the daemon checked): the exec
 		 * runs the graph's host work from now on. The launches queued

@@ -80,8 +80,8 @@ static struct shim_func *learn_max_dyn_shared(CUfunction f, struct shim_func *sf
 {
 	struct shim_waiter w = { 0 };
 
-	if (shim_call_obj_locked(AXON_OP_FUNC_GET_ATTR, sf->handle,
-				 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0, &w))
+	if (shim_call_locked(&w, axon_prep_func_get_attr, sf->handle,
+			     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES))
 		return shim_func_of(f);	/* unknown: the daemon decides */
 	sf = shim_func_of(f);
 	if (sf && sf->max_dyn_shared < 0)

@@ -147,7 +147,7 @@ SHIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
-	r = shim_call_obj(AXON_OP_MEM_GET_INFO, 0, (uint64_t)sc->device, 0, &w);
+	r = shim_call(&w, axon_prep_mem_get_info, (uint64_t)sc->device);
 	if (!r) {
 		*free_bytes = w.aux[0];
 		*total = w.aux[1];

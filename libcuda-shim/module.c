@@ -476,8 +476,8 @@ SHIM_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CU
 		shim_unlock();
 		return CUDA_SUCCESS;
 	}
-	r = shim_call_obj_locked(AXON_OP_FUNC_GET_ATTR, (uint64_t)(uintptr_t)f,
-				 (uint64_t)attrib, 0, &w);
+	r = shim_call_locked(&w, axon_prep_func_get_attr, (uint64_t)(uintptr_t)f,
+			     (uint64_t)attrib);
 	if (!r) {
 		*pi = (int)(int64_t)w.aux[0];
 		/* The entry may have been replaced while the lock was

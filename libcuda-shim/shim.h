@@ -138,11 +138,36 @@ static inline void shim_unlock(void) { pthread_mutex_unlock(&shim.lock); }
 
 /* One synchronous op: fill with fn, wait, return res (and aux). */
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w);
-/* One synchronous object op (axon_prep_obj's fields): w gets res and aux. */
-CUresult shim_call_obj(unsigned int op, uint64_t handle, uint64_t arg0, uint64_t arg1,
-		       struct shim_waiter *w);
-CUresult shim_call_obj_locked(unsigned int op, uint64_t handle, uint64_t arg0,
-			      uint64_t arg1, struct shim_waiter *w);
+/*
+ * One synchronous op, shim.lock held, its SQE filled by prep, the op's own
+ * axon_prep_<op>() (axon/prep.h), with the fields that follow: w gets res
+ * and aux. Each op's fields are named by its helper, so no call fills a
+ * word by its place in the union.
+ */
+#define shim_call_locked(w, prep, ...)					\
+	({								\
+		struct axon_sqe *call_sqe_ = shim_sqe();		\
+		CUresult call_r_;					\
+									\
+		if (call_sqe_) {					\
+			prep(call_sqe_, __VA_ARGS__);			\
+			call_r_ = shim_sync_op(call_sqe_, (w));		\
+		} else {						\
+			call_r_ = shim_gone_error();			\
+		}							\
+		call_r_;						\
+	})
+
+/* The same, taking and dropping shim.lock. */
+#define shim_call(w, prep, ...)						\
+	({								\
+		CUresult call_lr_;					\
+									\
+		shim_lock();						\
+		call_lr_ = shim_call_locked(w, prep, __VA_ARGS__);	\
+		shim_unlock();						\
+		call_lr_;						\
+	})
 
 /* data.c */
 enum data_release { DATA_AFTER_SQ, DATA_AFTER_STREAM, DATA_AFTER_CQE };

@@ -317,7 +317,7 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	shim_lock();
 	vmm_init();
-	r = shim_call_obj_locked(AXON_OP_MEM_CREATE, 0, size, (uint64_t)dev, &w);
+	r = shim_call_locked(&w, axon_prep_mem_create, 0, size, (uint64_t)dev);
 	if (!r) {
 		h->handle = w.aux[0];
 		h->size = size;
@@ -327,7 +327,7 @@ SHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
 			/* Cannot remember it: give it back. */
 			struct shim_waiter w2 = { 0 };
 
-			shim_call_obj_locked(AXON_OP_MEM_RELEASE, h->handle, 0, 0, &w2);
+			shim_call_locked(&w2, axon_prep_mem_release, h->handle);
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		}
 	}
@@ -354,7 +354,7 @@ SHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 		shim_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	r = shim_call_obj_locked(AXON_OP_MEM_RELEASE, h->handle, 0, 0, &w);
+	r = shim_call_locked(&w, axon_prep_mem_release, h->handle);
 	if (!r) {
 		h->refs--;
 		handle_drop_if_unused(h);
@@ -622,7 +622,7 @@ SHIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
 	}
 	h = ((struct vmm_map *)e->value)->h;
 	/* MEM_CREATE naming a handle: one more reference to it. */
-	r = shim_call_obj_locked(AXON_OP_MEM_CREATE, h->handle, 0, 0, &w);
+	r = shim_call_locked(&w, axon_prep_mem_create, h->handle, 0, 0);
 	if (!r) {
 		h->refs++;
 		*handle = h->handle;

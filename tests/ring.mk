@@ -1,7 +1,8 @@
 # tests/ring.mk: libaxon ring tests (Check framework), sources in tests/ring/.
 # Included from tests/build.mk (its wildcard include of tests/*.mk). Each
 # tests/ring/<name>.c becomes $(BUILD)/tests/<name>, linked against the
-# static libaxon.
+# static libaxon: a new test is its file, nothing else (an operation's test,
+# CONTRIBUTING.md). Each may start a private axond (daemon.h).
 #
 #   abi-layout      every uapi struct size / offset, macros, op names
 #   region-layout   axon_region_layout(): defaults, rounding, refusals, rules
@@ -13,7 +14,7 @@
 #                   taking SQEs once the client reaps (known bug: skipped
 #                   until it was fixed)
 
-RING_TESTS	:= abi-layout region-layout spsc-threads spsc-procs connect-errors cq-backpressure
+RING_TESTS	:= $(sort $(basename $(notdir $(wildcard tests/ring/*.c))))
 RING_TEST_PROGS	:= $(RING_TESTS:%=$(BUILD)/tests/%)
 RING_TEST_OBJS	:= $(RING_TESTS:%=$(BUILD)/obj/tests/ring/%.o)
 
@@ -27,4 +28,4 @@ $(RING_TEST_PROGS): $(BUILD)/tests/%: $(BUILD)/obj/tests/ring/%.o $(LIBAXON_A)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBAXON_A) $(CHECK_LIBS)
 
 # The daemon tests start $(AXON_BUILD)/bin/axond themselves.
-$(BUILD)/tests/connect-errors $(BUILD)/tests/cq-backpressure: | $(BUILD)/bin/axond
+$(RING_TEST_PROGS): | $(BUILD)/bin/axond

@@ -305,34 +305,47 @@ static void __attribute__((constructor)) graph_register_hooks(void)
 	work_register_capture(graph_capture_track);
 }
 
-enum op_status op_capture_begin(struct op_ctx *o)
+/* The stream (and, for END, the graph) a request names. */
+struct capture_req {
+	struct stream *stream;
+	struct graph *graph;
+};
+
+int32_t op_capture_begin_prep(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct stream *s = stream_lookup(c, o->sqe->stream);
+	int32_t res;
+
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!s)
+		return CUDA_ERROR_INVALID_HANDLE;
+	o->ctx = s->ctx;
+	if (o->sqe->obj.arg0 > CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* A stream in a capture already (none without graph state yet).
+	 * Checked before the allocations now, which only changes which
+	 * error a capturing stream gets when memory runs out. */
+	if (c->graphs && cs_find(c->graphs, s->handle))
+		return CUDA_ERROR_ILLEGAL_STATE;	/* what the driver says */
+	op_req(o, struct capture_req)->stream = s;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_capture_begin_issue(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct stream *s = op_req(o, struct capture_req)->stream;
 	struct graph_client *gc;
 	struct graph *g;
 	struct work *w;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!s) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	o->ctx = s->ctx;
-	if (o->sqe->obj.arg0 > CU_STREAM_CAPTURE_MODE_RELAXED) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
 	gc = graph_client_get(c);
 	g = calloc(1, sizeof(*g));
 	if (!gc || !g)
 		goto err_oom;
-	if (cs_find(gc, s->handle)) {
-		free(g);
-		o->res = CUDA_ERROR_ILLEGAL_STATE;	/* what the driver says */
-		return OP_COMPLETE;
-	}
 	g->ctx = s->ctx->handle;
 	g->device = s->ctx->device;
 	g->origin = s->handle;
@@ -361,32 +374,40 @@ err_oom:
 	return OP_COMPLETE;
 }
 
-enum op_status op_capture_end(struct op_ctx *o)
+int32_t op_capture_end_prep(struct op_ctx *o)
 {
+	struct capture_req *r = op_req(o, struct capture_req);
 	struct client *c = o->c;
 	struct stream *s = stream_lookup(c, o->sqe->stream);
 	struct graph *g = graph_lookup(c, o->sqe->obj.handle);
 	struct capture_stream *cs;
+	int32_t res;
+
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!s || !g)
+		return CUDA_ERROR_INVALID_HANDLE;
+	o->ctx = s->ctx;
+	cs = cs_find(c->graphs, s->handle);
+	if (!cs)
+		return CUDA_ERROR_ILLEGAL_STATE;	/* not capturing */
+	if (cs->graph != g->handle || g->origin != s->handle)
+		return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+	r->stream = s;
+	r->graph = g;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_capture_end_issue(struct op_ctx *o)
+{
+	const struct capture_req *r = op_req(o, struct capture_req);
+	struct client *c = o->c;
+	struct graph *g = r->graph;
 	uint32_t verdict, i;
 	struct work *w;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!s || !g) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	o->ctx = s->ctx;
-	cs = cs_find(c->graphs, s->handle);
-	if (!cs) {
-		o->res = CUDA_ERROR_ILLEGAL_STATE;	/* not capturing */
-		return OP_COMPLETE;
-	}
-	if (cs->graph != g->handle || g->origin != s->handle) {
-		o->res = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
-		return OP_COMPLETE;
-	}
-	w = graph_work(o, s, WORK_CAPTURE_END);
+	w = graph_work(o, r->stream, WORK_CAPTURE_END);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;

@@ -4,27 +4,27 @@
 #include <cuda.h>
 #include "ops.h"
 
-enum op_status op_ctx_create(struct op_ctx *o)
+int32_t op_ctx_create_prep(struct op_ctx *o)
+{
+	if (o->sqe->obj.arg0 >= o->d->info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (o->sqe->obj.handle || o->sqe->obj.arg2 || o->sqe->obj.data_len)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_ctx_create_issue(struct op_ctx *o)
 {
 	struct client *c = o->c;
-	uint64_t dev = o->sqe->obj.arg0;
 	struct ctx *ctx;
 	int32_t res;
 
-	if (dev >= o->d->info->ndevices) {
-		o->res = CUDA_ERROR_INVALID_DEVICE;
-		return OP_COMPLETE;
-	}
-	if (o->sqe->obj.handle || o->sqe->obj.arg2 || o->sqe->obj.data_len) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	ctx->device = (int)dev;
+	ctx->device = (int)o->sqe->obj.arg0;
 	ctx->flags = (unsigned int)o->sqe->obj.arg1;
 	if (handle_alloc(&c->ctxs, AXON_HANDLE_CTX, ctx, &ctx->handle)) {
 		free(ctx);
@@ -96,14 +96,30 @@ void ctx_destroy_all(struct axond *d, struct client *c, struct ctx *ctx)
 	mem_unmap_ctx(d, c, ctx);
 }
 
-enum op_status op_ctx_destroy(struct op_ctx *o)
+/* CTX_DESTROY and CTX_SYNC: the context named. */
+struct ctx_req {
+	struct ctx *ctx;
+};
+
+static int32_t ctx_named_prep(struct op_ctx *o)
 {
 	struct ctx *ctx = ctx_lookup(o->c, o->sqe->obj.handle);
 
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
+	if (!ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	op_req(o, struct ctx_req)->ctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+int32_t op_ctx_destroy_prep(struct op_ctx *o)
+{
+	return ctx_named_prep(o);
+}
+
+enum op_status op_ctx_destroy_issue(struct op_ctx *o)
+{
+	struct ctx *ctx = op_req(o, struct ctx_req)->ctx;
+
 	ctx_destroy_all(o->d, o->c, ctx);
 	ctx->dying = true;
 	/* The handle stays valid until queued work is done, but nothing
@@ -113,16 +129,16 @@ enum op_status op_ctx_destroy(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-enum op_status op_ctx_sync(struct op_ctx *o)
+int32_t op_ctx_sync_prep(struct op_ctx *o)
 {
-	struct ctx *ctx = ctx_lookup(o->c, o->sqe->obj.handle);
+	return ctx_named_prep(o);
+}
+
+enum op_status op_ctx_sync_issue(struct op_ctx *o)
+{
 	struct work *w;
 
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
-	o->stream = ctx->default_stream;
+	o->stream = op_req(o, struct ctx_req)->ctx->default_stream;
 	w = work_new(o, WORK_MARKER);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;

@@ -13,7 +13,11 @@
 #include <cuda.h>
 #include "ops.h"
 
-enum op_status op_func_set_attr(struct op_ctx *o)
+struct func_set_attr_req {
+	struct func *func;
+};
+
+int32_t op_func_set_attr_prep(struct op_ctx *o)
 {
 	const typeof(o->sqe->obj) *a = &o->sqe->obj;
 	struct func *f = func_lookup(o->c, a->handle);
@@ -21,14 +25,10 @@ enum op_status op_func_set_attr(struct op_ctx *o)
 	int64_t v = (int64_t)a->arg1;
 	bool ok;
 
-	if (!f) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (v != (int32_t)v) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (v != (int32_t)v)
+		return CUDA_ERROR_INVALID_VALUE;
 	dev = &o->d->info->device[f->module->ctx->device];
 	switch (a->arg0) {
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
@@ -57,14 +57,20 @@ enum op_status op_func_set_attr(struct op_ctx *o)
 		ok = false;
 		break;
 	}
-	if (!ok) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	if (!o->d->backend->func_set_attr) {
-		o->res = CUDA_ERROR_NOT_SUPPORTED;
-		return OP_COMPLETE;
-	}
-	o->res = o->d->backend->func_set_attr(o->d, o->c, f, (int)a->arg0, (int)v);
+	if (!ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!o->d->backend->func_set_attr)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	op_req(o, struct func_set_attr_req)->func = f;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_func_set_attr_issue(struct op_ctx *o)
+{
+	const typeof(o->sqe->obj) *a = &o->sqe->obj;
+
+	o->res = o->d->backend->func_set_attr(o->d, o->c,
+					      op_req(o, struct func_set_attr_req)->func,
+					      (int)a->arg0, (int)(int64_t)a->arg1);
 	return OP_COMPLETE;
 }

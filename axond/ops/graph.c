@@ -69,12 +69,9 @@ static struct graph_exec *exec_lookup(struct client *c, uint64_t h)
 	return x && !x->dying ? x : NULL;
 }
 
-bool graph_ops_built(struct op_ctx *o)
+int32_t graph_ops_built(const struct op_ctx *o)
 {
-	if (o->d->backend->graph_instantiate)
-		return true;
-	o->res = CUDA_ERROR_NOT_SUPPORTED;
-	return false;
+	return o->d->backend->graph_instantiate ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 /* A graph whose capture ended well (its nodes are final). */
@@ -115,40 +112,48 @@ static void exec_free(struct axond *d, struct client *c, struct graph_exec *x)
 	free(x);
 }
 
-enum op_status op_graph_instantiate(struct op_ctx *o)
+/* The graph and the exec a request names. */
+struct graph_req {
+	struct graph *graph;
+	struct graph_exec *exec;
+};
+
+int32_t op_graph_instantiate_prep(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct graph *g = graph_lookup(c, o->sqe->obj.handle);
+	int32_t res;
+
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!g)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!graph_ready(g)) {
+		/* Still capturing, or its capture failed: nothing to run. */
+		return g->state == GRAPH_CAPTURING ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+						   : CUDA_ERROR_INVALID_VALUE;
+	}
+	o->ctx = ctx_lookup(c, g->ctx);
+	if (!o->ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	res = graph_refs_check(c, &g->refs);
+	if (res)
+		return res;
+	/* An exec holds a copy of its graph's nodes. */
+	if (g->nnodes > o->d->cfg.max_graph_nodes - c->graphs->nodes)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op_req(o, struct graph_req)->graph = g;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_graph_instantiate_issue(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct graph *g = op_req(o, struct graph_req)->graph;
 	struct graph_exec *x;
 	int32_t res;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!g) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (!graph_ready(g)) {
-		/* Still capturing, or its capture failed: nothing to run. */
-		o->res = g->state == GRAPH_CAPTURING ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-						     : CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	o->ctx = ctx_lookup(c, g->ctx);
-	if (!o->ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
-	res = graph_refs_check(c, &g->refs);
-	if (res) {
-		o->res = res;
-		return OP_COMPLETE;
-	}
-	/* An exec holds a copy of its graph's nodes. */
-	if (g->nnodes > o->d->cfg.max_graph_nodes - c->graphs->nodes) {
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
 	x = calloc(1, sizeof(*x));
 	if (!x || !graph_refs_merge(&x->refs, &g->refs))
 		goto err_oom;
@@ -179,33 +184,35 @@ err_oom:
 }
 
 /* obj.arg0: which part (graph.h); a graph with no host node has one. */
-enum op_status op_graph_launch(struct op_ctx *o)
+int32_t op_graph_launch_prep(struct op_ctx *o)
 {
 	struct graph_exec *x = exec_lookup(o->c, o->sqe->obj.handle);
-	struct work *w;
 	int32_t res;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!x || x->ctx != o->stream->ctx->handle) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (o->sqe->obj.arg0 > x->nhost) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!x || x->ctx != o->stream->ctx->handle)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (o->sqe->obj.arg0 > x->nhost)
+		return CUDA_ERROR_INVALID_VALUE;
 	res = graph_refs_check(o->c, &x->refs);
-	if (res) {
-		o->res = res;
-		return OP_COMPLETE;
-	}
+	if (res)
+		return res;
+	op_req(o, struct graph_req)->exec = x;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_graph_launch_issue(struct op_ctx *o)
+{
+	struct work *w;
+
 	w = work_new(o, WORK_GRAPH_LAUNCH);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	w->graph.exec = x;
+	w->graph.exec = op_req(o, struct graph_req)->exec;
 	w->graph.seg = (uint32_t)o->sqe->obj.arg0;
 	return work_submit(o, w);
 }
@@ -220,20 +227,26 @@ static void exec_release(struct axond *d, struct client *c, void *obj)
 	exec_free(d, c, obj);
 }
 
-enum op_status op_graph_destroy(struct op_ctx *o)
+int32_t op_graph_destroy_prep(struct op_ctx *o)
 {
 	struct graph *g = graph_lookup(o->c, o->sqe->obj.handle);
+	int32_t res;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!g) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (g->state == GRAPH_CAPTURING) {
-		o->res = CUDA_ERROR_ILLEGAL_STATE;
-		return OP_COMPLETE;
-	}
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!g)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (g->state == GRAPH_CAPTURING)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	op_req(o, struct graph_req)->graph = g;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_graph_destroy_issue(struct op_ctx *o)
+{
+	struct graph *g = op_req(o, struct graph_req)->graph;
+
 	/* Freed after the work queued so far (its END, launches naming it). */
 	g->dying = true;
 	if (work_release_later(o->d, o->c, graph_release, g)) {
@@ -243,16 +256,24 @@ enum op_status op_graph_destroy(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-enum op_status op_graph_exec_destroy(struct op_ctx *o)
+int32_t op_graph_exec_destroy_prep(struct op_ctx *o)
 {
 	struct graph_exec *x = exec_lookup(o->c, o->sqe->obj.handle);
+	int32_t res;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!x) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!x)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct graph_req)->exec = x;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_graph_exec_destroy_issue(struct op_ctx *o)
+{
+	struct graph_exec *x = op_req(o, struct graph_req)->exec;
+
 	x->dying = true;
 	if (work_release_later(o->d, o->c, exec_release, x)) {
 		x->dying = false;
@@ -302,38 +323,47 @@ static void update_ran(struct axond *d, struct client *c, void *obj)
 	free(u);
 }
 
-enum op_status op_graph_exec_update(struct op_ctx *o)
+int32_t op_graph_exec_update_prep(struct op_ctx *o)
 {
+	struct graph_req *r = op_req(o, struct graph_req);
 	struct client *c = o->c;
 	struct graph_exec *x = exec_lookup(c, o->sqe->obj.handle);
 	struct graph *g = graph_lookup(c, o->sqe->obj.arg0);
-	struct graph_update *u;
-	struct work *w;
+	int32_t res;
 
-	if (!graph_ops_built(o))
-		return OP_COMPLETE;
-	if (!x || !g) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (!graph_ready(g)) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	res = graph_ops_built(o);
+	if (res)
+		return res;
+	if (!x || !g)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!graph_ready(g))
+		return CUDA_ERROR_INVALID_VALUE;
 	o->ctx = ctx_lookup(c, x->ctx);
 	if (!o->ctx || g->ctx != x->ctx) {
 		o->aux[0] = CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE;
-		o->res = o->ctx ? CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE : CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
+		return o->ctx ? CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE : CUDA_ERROR_INVALID_CONTEXT;
 	}
 	if (g->nnodes != x->nnodes || g->nhost != x->nhost) {
 		o->aux[0] = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
-		o->res = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
-		return OP_COMPLETE;
+		return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
 	}
-	o->res = graph_refs_check(c, &g->refs);
-	if (o->res)
-		return OP_COMPLETE;
+	res = graph_refs_check(c, &g->refs);
+	if (res)
+		return res;
+	r->graph = g;
+	r->exec = x;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_graph_exec_update_issue(struct op_ctx *o)
+{
+	const struct graph_req *r = op_req(o, struct graph_req);
+	struct client *c = o->c;
+	struct graph_exec *x = r->exec;
+	struct graph *g = r->graph;
+	struct graph_update *u;
+	struct work *w;
+
 	/*
 	 * The exec may run either graph's parameters from here on (the
 	 * update can still fail on the executor), so launches check both,

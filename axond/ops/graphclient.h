@@ -43,8 +43,9 @@ struct graph_client {
 struct graph_client *graph_client_get(struct client *c);
 /* A live graph of the client by handle, or NULL. */
 struct graph *graph_lookup(struct client *c, uint64_t h);
-/* Whether the backend has graphs; if not, o->res says so. */
-bool graph_ops_built(struct op_ctx *o);
+/* 0 if the backend has graphs, else CUDA_ERROR_NOT_SUPPORTED (the first
+ * check of every graph op's prepare). */
+int32_t graph_ops_built(const struct op_ctx *o);
 /* A work item of a graph op that is not stream-ordered for the client. */
 struct work *graph_work(struct op_ctx *o, struct stream *s, enum work_type type);
 

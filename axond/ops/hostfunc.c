@@ -227,32 +227,56 @@ static void __attribute__((constructor)) hold_register_hooks(void)
 	client_family_register(&hold_family);
 }
 
-enum op_status op_host_func(struct op_ctx *o)
+/* The stream named; it becomes o->stream only in issue (no sequence is
+ * kept for a refused request). */
+struct host_func_req {
+	struct stream *stream;
+};
+
+int32_t op_host_func_prep(struct op_ctx *o)
 {
 	const typeof(o->sqe->obj) *a = &o->sqe->obj;
 	struct stream *s = handle_lookup(&o->c->streams, o->sqe->stream,
 					 AXON_HANDLE_STREAM);
-	struct work *w;
 
 	/* A DONE may name a stream destroyed since its WAIT: the stream is
 	 * freed only after the hold ends, so it is still there. */
-	if (!s || (s->dying && a->arg0 != AXON_HOST_FUNC_DONE)) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
+	if (!s || (s->dying && a->arg0 != AXON_HOST_FUNC_DONE))
+		return CUDA_ERROR_INVALID_HANDLE;
 	/* Only a NODE has a number. */
-	if (a->arg1 && a->arg0 != AXON_HOST_FUNC_NODE) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	if (a->arg1 && a->arg0 != AXON_HOST_FUNC_NODE)
+		return CUDA_ERROR_INVALID_VALUE;
 	switch (a->arg0) {
 	case AXON_HOST_FUNC_NODE:
 		/* In a capture, as its node (checked by graph_capture_track,
 		 * which refuses it anywhere else). */
-		if (a->handle || a->arg1 > UINT32_MAX) {
-			o->res = CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
+		if (a->handle || a->arg1 > UINT32_MAX)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case AXON_HOST_FUNC_WAIT:
+		/* Its completion is the point of it. */
+		if (o->deferred || a->handle)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case AXON_HOST_FUNC_DONE:
+		if (!o->deferred)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	op_req(o, struct host_func_req)->stream = s;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_host_func_issue(struct op_ctx *o)
+{
+	const typeof(o->sqe->obj) *a = &o->sqe->obj;
+	struct stream *s = op_req(o, struct host_func_req)->stream;
+	struct work *w;
+
+	switch (a->arg0) {
+	case AXON_HOST_FUNC_NODE:
 		o->stream = s;
 		w = work_new(o, WORK_HOST_NODE);
 		if (!w) {
@@ -264,11 +288,6 @@ enum op_status op_host_func(struct op_ctx *o)
 		w->host_node.index = (uint32_t)a->arg1;
 		return work_submit(o, w);
 	case AXON_HOST_FUNC_WAIT:
-		/* Its completion is the point of it. */
-		if (o->deferred || a->handle) {
-			o->res = CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
 		o->stream = s;
 		w = work_new(o, WORK_MARKER);
 		if (!w) {
@@ -278,20 +297,13 @@ enum op_status op_host_func(struct op_ctx *o)
 		}
 		w->counts = false;
 		return work_submit(o, w);
-	case AXON_HOST_FUNC_DONE:
-		if (!o->deferred) {
-			o->res = CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
+	default:	/* AXON_HOST_FUNC_DONE, the only other kind prepare lets by */
 		/* A DONE for a WAIT that never held (it failed) is harmless. */
 		if ((s->mode & STREAM_HELD) && s->hold_token == a->handle) {
 			s->mode &= ~STREAM_HELD;
 			o->c->nheld--;
 			replay(o->d, o->c);
 		}
-		return OP_COMPLETE;
-	default:
-		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
 }

@@ -228,32 +228,51 @@ static void hostmem_free(struct axond *d, struct client *c, struct hostmem *h)
 	free(h);
 }
 
-enum op_status op_hostmem_register(struct op_ctx *o)
+struct hostmem_req {
+	void *info;			/* REGISTER: the data-area answer */
+	struct rangemap_entry *region;	/* UNREGISTER: the region named */
+};
+
+int32_t op_hostmem_register_prep(struct op_ctx *o)
 {
 	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
 				   CU_MEMHOSTALLOC_WRITECOMBINED;
 	const typeof(o->sqe->obj) *a = &o->sqe->obj;
+	void *info;
+
+	if (!o->c->xport->recvmsg)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!a->handle || !a->arg1 || (a->arg0 % PAGE) || a->arg0 + a->arg1 < a->arg0 ||
+	    a->arg1 > UINT64_MAX - PAGE || (a->arg2 & ~(uint64_t)known))
+		return CUDA_ERROR_INVALID_VALUE;
+	info = a->data_len >= sizeof(struct axon_hostmem_info) ?
+	       data_range(o->c, a->data_off, sizeof(struct axon_hostmem_info)) : NULL;
+	if (!info)
+		return CUDA_ERROR_INVALID_VALUE;
+	op_req(o, struct hostmem_req)->info = info;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The rest of the checks are issue's: taking the descriptor named by the
+ * cookie is the check that it came (and consumes it, reading the socket
+ * when it is not stashed yet), and the overlap check follows it, so that a
+ * refused region has used up its descriptor as it always did; the mapping
+ * is the check that the file is one axond can map there.
+ */
+enum op_status op_hostmem_register_issue(struct op_ctx *o)
+{
+	const typeof(o->sqe->obj) *a = &o->sqe->obj;
 	struct client *c = o->c;
+	void *info = op_req(o, struct hostmem_req)->info;
 	struct hostmem_table *t;
 	struct hostmem *h;
 	uint64_t map_len;
 	unsigned char *map;
-	void *info;
 	struct work *w;
 	int fd, ret;
 
 	o->res = CUDA_ERROR_INVALID_VALUE;
-	if (!c->xport->recvmsg) {
-		o->res = CUDA_ERROR_NOT_SUPPORTED;
-		return OP_COMPLETE;
-	}
-	if (!a->handle || !a->arg1 || (a->arg0 % PAGE) || a->arg0 + a->arg1 < a->arg0 ||
-	    a->arg1 > UINT64_MAX - PAGE || (a->arg2 & ~(uint64_t)known))
-		return OP_COMPLETE;
-	info = a->data_len >= sizeof(struct axon_hostmem_info) ?
-	       data_range(c, a->data_off, sizeof(struct axon_hostmem_info)) : NULL;
-	if (!info)
-		return OP_COMPLETE;
 	t = table(c);
 	if (!t) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
@@ -356,18 +375,25 @@ static void release_dying(struct axond *d, struct client *c, void *obj)
 	hostmem_free(d, c, h);
 }
 
-enum op_status op_hostmem_unregister(struct op_ctx *o)
+int32_t op_hostmem_unregister_prep(struct op_ctx *o)
+{
+	struct hostmem_table *t = o->c->hostmem;
+	struct rangemap_entry *e;
+
+	e = t ? rangemap_find(&t->regions, o->sqe->obj.arg0) : NULL;
+	if (!e || e->base != o->sqe->obj.arg0)
+		return CUDA_ERROR_INVALID_VALUE;
+	op_req(o, struct hostmem_req)->region = e;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_hostmem_unregister_issue(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct hostmem_table *t = c->hostmem;
-	struct rangemap_entry *e;
-	struct hostmem *h;
+	struct rangemap_entry *e = op_req(o, struct hostmem_req)->region;
+	struct hostmem *h = e->value;
 
-	o->res = CUDA_ERROR_INVALID_VALUE;
-	e = t ? rangemap_find(&t->regions, o->sqe->obj.arg0) : NULL;
-	if (!e || e->base != o->sqe->obj.arg0)
-		return OP_COMPLETE;
-	h = e->value;
 	/* Copies queued before this may still read or write the mapping:
 	 * it goes after them, as cuMemFreeHost waits for them natively. */
 	if (work_release_later(o->d, c, release_dying, h)) {
@@ -378,7 +404,6 @@ enum op_status op_hostmem_unregister(struct op_ctx *o)
 	t->bytes -= h->len;
 	h->next_dying = t->dying;
 	t->dying = h;
-	o->res = 0;
 	return OP_COMPLETE;
 }
 

@@ -17,35 +17,35 @@ static uint64_t arena_total(struct axond *d, int dev)
 	return d->info->device[dev].total_mem;
 }
 
+/* What MEM_MAP's prepare resolved (without a MEM handle). */
+struct mem_map_req {
+	struct ctx *ctx;
+	uint64_t from_credit, beyond;	/* of len: charged to the credit, past it */
+};
+
 /* The part of the window clients mint from; the top 1/16 is the daemon's. */
 static uint64_t client_window_end(const struct client *c)
 {
 	return c->params.va_base + c->params.va_size - c->params.va_size / 16;
 }
 
-enum op_status op_mem_map(struct op_ctx *o)
+int32_t op_mem_map_prep(struct op_ctx *o)
 {
+	struct mem_map_req *r = op_req(o, struct mem_map_req);
 	struct client *c = o->c;
-	struct axond *d = o->d;
 	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
 	struct ctx *ctx = ctx_lookup(c, o->sqe->mem.ctx);
 	uint64_t from_credit, beyond;
-	struct alloc *a;
-	int ret;
 
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
+	if (!ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	/* With a MEM handle: cuMemMap of physical memory (ops/vmm.c). */
 	if (o->sqe->mem.resv[0])
-		return op_vmm_map(o, ctx);
+		return op_vmm_map_prep(o, ctx);
 	if (!len || (addr % AXON_MINT_ALIGN) || addr < c->params.va_base ||
 	    addr + len < addr || addr + len > client_window_end(c) ||
-	    o->sqe->mem.resv[0] || o->sqe->mem.resv[1]) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	    o->sqe->mem.resv[0] || o->sqe->mem.resv[1])
+		return CUDA_ERROR_INVALID_VALUE;
 	from_credit = len < c->mint_credit ? len : c->mint_credit;
 	beyond = len - from_credit;
 	/* Past the credit the rest must fit in the arena and in the client's
@@ -53,10 +53,25 @@ enum op_status op_mem_map(struct op_ctx *o)
 	 * reserved). Deferred minting must stay within the credit the shim
 	 * knows of: what is left plus what module globals took of it since
 	 * it last heard (mint.c); past that, ask. */
-	if (beyond && ((o->deferred && beyond > c->credit_lent) || beyond > mq_room(d, c))) {
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
+	if (beyond && ((o->deferred && beyond > c->credit_lent) || beyond > mq_room(o->d, c)))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r->ctx = ctx;
+	r->from_credit = from_credit;
+	r->beyond = beyond;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_mem_map_issue(struct op_ctx *o)
+{
+	const struct mem_map_req *r = op_req(o, struct mem_map_req);
+	struct client *c = o->c;
+	struct axond *d = o->d;
+	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
+	struct alloc *a;
+	int ret;
+
+	if (o->sqe->mem.resv[0])
+		return op_vmm_map_issue(o);
 	a = calloc(1, sizeof(*a));
 	if (!a) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
@@ -64,7 +79,10 @@ enum op_status op_mem_map(struct op_ctx *o)
 	}
 	a->addr = addr;
 	a->len = len;
-	a->ctx = ctx;
+	a->ctx = r->ctx;
+	/* The overlap check is the insertion itself (it refuses a range
+	 * that overlaps a live one), so it stays here, after the
+	 * allocation, as before the split. */
 	pthread_mutex_lock(&c->alloc_lock);
 	ret = rangemap_insert(&c->allocs, addr, len, a, NULL);
 	pthread_mutex_unlock(&c->alloc_lock);
@@ -94,10 +112,10 @@ enum op_status op_mem_map(struct op_ctx *o)
 		o->res = ret;
 		return OP_COMPLETE;
 	}
-	mq_reserved_sub(d, c, from_credit);
+	mq_reserved_sub(d, c, r->from_credit);
 	mq_used_add(d, c, len);
 	if (o->deferred)
-		c->credit_lent -= beyond;
+		c->credit_lent -= r->beyond;
 	if (!o->deferred) {
 		/* Top the credit up so the next allocations need not ask,
 		 * within what the quotas leave. */
@@ -153,7 +171,11 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 	free(a);
 }
 
-enum op_status op_mem_unmap(struct op_ctx *o)
+struct mem_unmap_req {
+	struct alloc *alloc;
+};
+
+int32_t op_mem_unmap_prep(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct rangemap_entry *e;
@@ -163,17 +185,21 @@ enum op_status op_mem_unmap(struct op_ctx *o)
 	e = rangemap_find(&c->allocs, o->sqe->mem.addr);
 	a = e ? e->value : NULL;
 	pthread_mutex_unlock(&c->alloc_lock);
-	if (!ctx_lookup(c, o->sqe->mem.ctx)) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
+	if (!ctx_lookup(c, o->sqe->mem.ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
 	if (!a || a->addr != o->sqe->mem.addr || a->daemon_owned ||
-	    o->sqe->mem.len || o->sqe->mem.resv[0] || o->sqe->mem.resv[1]) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	    o->sqe->mem.len || o->sqe->mem.resv[0] || o->sqe->mem.resv[1])
+		return CUDA_ERROR_INVALID_VALUE;
+	op_req(o, struct mem_unmap_req)->alloc = a;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_mem_unmap_issue(struct op_ctx *o)
+{
+	struct alloc *a = op_req(o, struct mem_unmap_req)->alloc;
+
 	o->aux[0] = a->len;
-	unmap_alloc(o->d, c, a, o);
+	unmap_alloc(o->d, o->c, a, o);
 	return OP_COMPLETE;
 }
 
@@ -215,18 +241,19 @@ void mem_unmap_ctx(struct axond *d, struct client *c, struct ctx *ctx)
 	free(u.list);
 }
 
-enum op_status op_mem_get_info(struct op_ctx *o)
+int32_t op_mem_get_info_prep(struct op_ctx *o)
+{
+	return o->sqe->obj.arg0 >= o->d->info->ndevices ? CUDA_ERROR_INVALID_DEVICE
+							: CUDA_SUCCESS;
+}
+
+enum op_status op_mem_get_info_issue(struct op_ctx *o)
 {
 	struct axond *d = o->d;
-	uint64_t dev = o->sqe->obj.arg0;
 
-	if (dev >= d->info->ndevices) {
-		o->res = CUDA_ERROR_INVALID_DEVICE;
-		return OP_COMPLETE;
-	}
 	/* What this client could still get: the arena's free part plus the
 	 * credit already reserved for it. */
 	o->aux[0] = mem_arena_avail(d) + o->c->mint_credit;
-	o->aux[1] = arena_total(d, (int)dev);
+	o->aux[1] = arena_total(d, (int)o->sqe->obj.arg0);
 	return OP_COMPLETE;
 }

@@ -137,29 +137,42 @@ static void load_finish(struct axond *d, struct client *c, struct loader_job *j)
 	free(ml);
 }
 
-enum op_status op_module_load(struct op_ctx *o)
+/* The module (or context) a request names, and the name it gives. */
+struct module_req {
+	struct ctx *ctx;
+	struct module *module;
+	struct func *func;
+	void *buf;		/* the request's data-area buffer */
+	char name[AXON_MAX_NAME];
+};
+
+int32_t op_module_load_prep(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct ctx *ctx = ctx_lookup(c, o->sqe->obj.handle);
 	uint32_t len = o->sqe->obj.data_len;
-	struct module_load *ml;
-	int ret;
 
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
-	if (!len || !data_range(c, o->sqe->obj.data_off, len)) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	if (!ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!len || !data_range(c, o->sqe->obj.data_off, len))
+		return CUDA_ERROR_INVALID_VALUE;
 	if (len > o->d->cfg.max_image) {
 		log_info("client %llu (%s): module image of %u bytes refused: over the limit of %llu (axond --max-image)",
 			 (unsigned long long)c->id, c->comm, len,
 			 (unsigned long long)o->d->cfg.max_image);
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
+		return CUDA_ERROR_INVALID_VALUE;
 	}
+	op_req(o, struct module_req)->ctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_module_load_issue(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct ctx *ctx = op_req(o, struct module_req)->ctx;
+	struct module_load *ml;
+	int ret;
+
 	ml = calloc(1, sizeof(*ml));
 	if (!ml) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
@@ -169,7 +182,7 @@ enum op_status op_module_load(struct op_ctx *o)
 	ml->user_data = o->sqe->user_data;
 	ml->t_start = o->t_start;
 	ml->off = o->sqe->obj.data_off;
-	ml->len = len;
+	ml->len = o->sqe->obj.data_len;
 	ml->job.run = load_run;
 	ml->job.finish = load_finish;
 	ml->job.drop = load_drop;
@@ -229,37 +242,47 @@ void module_free_now(struct axond *d, struct client *c, struct module *m)
 	module_release(d, c, m);
 }
 
-enum op_status op_module_unload(struct op_ctx *o)
+int32_t op_module_unload_prep(struct op_ctx *o)
 {
 	struct module *m = module_lookup(o->c, o->sqe->obj.handle);
 
-	if (!m) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	module_destroy_later(o->d, o->c, m);
+	if (!m)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct module_req)->module = m;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_module_unload_issue(struct op_ctx *o)
+{
+	module_destroy_later(o->d, o->c, op_req(o, struct module_req)->module);
 	return OP_COMPLETE;
 }
 
-enum op_status op_module_get_func(struct op_ctx *o)
+int32_t op_module_get_func_prep(struct op_ctx *o)
 {
+	struct module_req *r = op_req(o, struct module_req);
 	struct client *c = o->c;
-	struct module *m = module_lookup(c, o->sqe->obj.handle);
-	char name[AXON_MAX_NAME];
-	struct axon_func_info *out;
+
+	r->module = module_lookup(c, o->sqe->obj.handle);
+	if (!r->module)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (o->sqe->obj.data_len < sizeof(struct axon_func_info) ||
+	    !data_name(c, o->sqe, r->name, sizeof(r->name)))
+		return CUDA_ERROR_INVALID_VALUE;
+	r->buf = data_range(c, o->sqe->obj.data_off, sizeof(struct axon_func_info));
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_module_get_func_issue(struct op_ctx *o)
+{
+	struct module_req *r = op_req(o, struct module_req);
+	struct client *c = o->c;
+	struct module *m = r->module;
+	const char *name = r->name;
+	struct axon_func_info *out = r->buf;
 	struct func *f;
 	int ret;
 
-	if (!m) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (o->sqe->obj.data_len < sizeof(struct axon_func_info) ||
-	    !data_name(c, o->sqe, name, sizeof(name))) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	out = data_range(c, o->sqe->obj.data_off, sizeof(*out));
 	/* By hash: a client with many functions makes no lookup slow. */
 	f = namemap_find(&c->funcs_by_name, (uintptr_t)m, name);
 	if (f) {
@@ -297,22 +320,24 @@ enum op_status op_module_get_func(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-enum op_status op_module_get_global(struct op_ctx *o)
+int32_t op_module_get_global_prep(struct op_ctx *o)
 {
-	struct client *c = o->c;
-	struct module *m = module_lookup(c, o->sqe->obj.handle);
-	char name[AXON_MAX_NAME];
+	struct module_req *r = op_req(o, struct module_req);
 
-	if (!m) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	if (!data_name(c, o->sqe, name, sizeof(name))) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	o->res = o->d->backend->module_get_global(o->d, c, m, name, &o->aux[0],
-						  &o->aux[1]);
+	r->module = module_lookup(o->c, o->sqe->obj.handle);
+	if (!r->module)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!data_name(o->c, o->sqe, r->name, sizeof(r->name)))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_module_get_global_issue(struct op_ctx *o)
+{
+	struct module_req *r = op_req(o, struct module_req);
+
+	o->res = o->d->backend->module_get_global(o->d, o->c, r->module, r->name,
+						  &o->aux[0], &o->aux[1]);
 	return OP_COMPLETE;
 }
 
@@ -321,23 +346,28 @@ enum op_status op_module_get_global(struct op_ctx *o)
  * private table 6e163fbe slot 7 to walk a module's functions: their names,
  * the shim then getting each as MODULE_GET_FUNC would.
  */
-enum op_status op_module_funcs(struct op_ctx *o)
+int32_t op_module_funcs_prep(struct op_ctx *o)
 {
+	struct module_req *r = op_req(o, struct module_req);
+	uint32_t len = o->sqe->obj.data_len;
+
+	r->module = module_lookup(o->c, o->sqe->obj.handle);
+	if (!r->module)
+		return CUDA_ERROR_INVALID_HANDLE;
+	r->buf = len ? data_range(o->c, o->sqe->obj.data_off, len) : NULL;
+	if (len && !r->buf)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_module_funcs_issue(struct op_ctx *o)
+{
+	struct module_req *r = op_req(o, struct module_req);
 	struct client *c = o->c;
-	struct module *m = module_lookup(c, o->sqe->obj.handle);
 	uint32_t len = o->sqe->obj.data_len, count = 0;
 	size_t need = 0;
-	char *buf, *tmp;
+	char *tmp;
 
-	if (!m) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	buf = len ? data_range(c, o->sqe->obj.data_off, len) : NULL;
-	if (len && !buf) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
 	/* Built aside, then copied: the client sees whole names or none. */
 	tmp = len ? malloc(len) : NULL;
 	if (len && !tmp) {
@@ -345,28 +375,34 @@ enum op_status op_module_funcs(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	o->res = o->d->backend->module_func_names ?
-		 o->d->backend->module_func_names(o->d, c, m, tmp, len, &count, &need) :
+		 o->d->backend->module_func_names(o->d, c, r->module, tmp, len, &count, &need) :
 		 CUDA_ERROR_NOT_SUPPORTED;
 	if (!o->res && need > len)
 		o->res = CUDA_ERROR_INVALID_VALUE;
 	if (!o->res)
-		memcpy(buf, tmp, need);
+		memcpy(r->buf, tmp, need);
 	free(tmp);
 	o->aux[0] = count;
 	o->aux[1] = need;
 	return OP_COMPLETE;
 }
 
-enum op_status op_func_get_attr(struct op_ctx *o)
+int32_t op_func_get_attr_prep(struct op_ctx *o)
 {
 	struct func *f = func_lookup(o->c, o->sqe->obj.handle);
+
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct module_req)->func = f;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_func_get_attr_issue(struct op_ctx *o)
+{
 	int64_t v = 0;
 
-	if (!f) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	o->res = o->d->backend->func_get_attr(o->d, f, (int)o->sqe->obj.arg0, &v);
+	o->res = o->d->backend->func_get_attr(o->d, op_req(o, struct module_req)->func,
+					      (int)o->sqe->obj.arg0, &v);
 	o->aux[0] = (uint64_t)v;
 	return OP_COMPLETE;
 }

@@ -3,14 +3,26 @@
 #include <cuda.h>
 #include "ops.h"
 
-enum op_status op_nop(struct op_ctx *o)
+int32_t op_nop_prep(struct op_ctx *o)
+{
+	(void)o;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_nop_issue(struct op_ctx *o)
 {
 	o->res = 0;
 	return OP_COMPLETE;
 }
 
 /* An op number reserved in the ABI whose handler is not written yet. */
-enum op_status op_unbuilt(struct op_ctx *o)
+int32_t op_unbuilt_prep(struct op_ctx *o)
+{
+	(void)o;
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+enum op_status op_unbuilt_issue(struct op_ctx *o)
 {
 	o->res = CUDA_ERROR_NOT_SUPPORTED;
 	return OP_COMPLETE;

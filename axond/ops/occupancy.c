@@ -13,42 +13,45 @@
 #define OCC_MAX_BLOCK_DIM	1024
 #define OCC_MAX_CLUSTER_DIM	16
 
-enum op_status op_occupancy(struct op_ctx *o)
+struct occupancy_req {
+	struct func *func;
+};
+
+int32_t op_occupancy_prep(struct op_ctx *o)
 {
 	const struct axon_sqe *q = o->sqe;
 	struct func *f;
-	int value = 0, i;
+	int i;
 
 	if (q->occupancy.resv0 || q->occupancy.resv1 ||
-	    q->occupancy.query > AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	    q->occupancy.query > AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE)
+		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < 3; i++) {
 		if (!q->occupancy.block[i] || q->occupancy.block[i] > OCC_MAX_BLOCK_DIM ||
-		    !q->occupancy.grid[i]) {
-			o->res = CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
+		    !q->occupancy.grid[i])
+			return CUDA_ERROR_INVALID_VALUE;
 		/* What the driver answers; cuBLAS probes sizes upwards
 		 * until it gets this. */
-		if (q->occupancy.cluster[i] > OCC_MAX_CLUSTER_DIM) {
-			o->res = CUDA_ERROR_INVALID_CLUSTER_SIZE;
-			return OP_COMPLETE;
-		}
+		if (q->occupancy.cluster[i] > OCC_MAX_CLUSTER_DIM)
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	}
 	/* All three or none (then the function's own, if it has one). */
 	if ((q->occupancy.cluster[0] || q->occupancy.cluster[1] || q->occupancy.cluster[2]) &&
-	    !(q->occupancy.cluster[0] && q->occupancy.cluster[1] && q->occupancy.cluster[2])) {
-		o->res = CUDA_ERROR_INVALID_CLUSTER_SIZE;
-		return OP_COMPLETE;
-	}
+	    !(q->occupancy.cluster[0] && q->occupancy.cluster[1] && q->occupancy.cluster[2]))
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	f = func_lookup(o->c, q->occupancy.func);
-	if (!f) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	o->res = o->d->backend->occupancy(o->d, o->c, f, q, &value);
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct occupancy_req)->func = f;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_occupancy_issue(struct op_ctx *o)
+{
+	int value = 0;
+
+	o->res = o->d->backend->occupancy(o->d, o->c, op_req(o, struct occupancy_req)->func,
+					  o->sqe, &value);
 	o->aux[0] = (uint64_t)value;
 	return OP_COMPLETE;
 }

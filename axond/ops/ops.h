@@ -2,7 +2,20 @@
 /*
  * The operation table: one entry per AXON_OP_*, io_uring-style. The
  * dispatcher runs the generic checks that an entry's flags ask for, then
- * calls its issue function; handlers hold no generic checks.
+ * the op's two steps, as io_uring's prep and issue:
+ *
+ *   prepare  reads the SQE copy, validates every field and resolves the
+ *            handles it names into the request's own state (o->req, and
+ *            o->aux, o->ctx), with no other effect: nothing allocated that
+ *            it does not free, no object, counter or ring touched, no
+ *            completion posted. It returns 0, or the CUresult the request
+ *            fails with (the dispatcher completes it as a failed issue).
+ *   issue    does the work (or queues it) and says how it completes.
+ *
+ * Handlers hold no generic checks. An op's handler is named in
+ * uapi/axon-ops.def; its two functions are <handler>_prep and
+ * <handler>_issue, declared here from the generated list, so a new op
+ * adds no line to this header.
  */
 #ifndef AXOND_OPS_H
 #define AXOND_OPS_H
@@ -11,6 +24,8 @@
 #include "../backend.h"
 #include "../client.h"
 #include "../tables.h"
+#include <stddef.h>
+#include <axon_ops_table.h>
 
 /* What an issue function decided. */
 enum op_status {
@@ -18,12 +33,34 @@ enum op_status {
 	OP_QUEUED,	/* work was submitted; it completes later */
 };
 
+/*
+ * The request's prepared state: each op's own struct, which its prepare
+ * fills and its issue reads (op_req). Large enough for the biggest (a
+ * LAUNCH_EX's attributes, a symbol name); it lives on the dispatcher's
+ * stack and is not cleared, so prepare sets every member issue reads.
+ */
+#define OP_REQ_BYTES	2048
+
+union op_req {
+	max_align_t align;
+	unsigned char bytes[OP_REQ_BYTES];
+};
+
+/* o's prepared state as the op's struct TYPE. */
+#define op_req(o, type)							\
+	({								\
+		_Static_assert(sizeof(type) <= OP_REQ_BYTES,		\
+			       #type " fits union op_req");		\
+		(type *)(void *)(o)->req->bytes;			\
+	})
+
 struct op_ctx {
 	struct axond *d;
 	struct client *c;
 	const struct axon_sqe *sqe;	/* the private copy */
 	struct stream *stream;		/* resolved for OPF_STREAM ops */
 	struct ctx *ctx;		/* set by ops that name a context */
+	union op_req *req;		/* prepare's output, issue's input */
 	bool deferred;
 	uint64_t t_start;
 	/* out */
@@ -31,6 +68,7 @@ struct op_ctx {
 	uint64_t aux[2];
 };
 
+typedef int32_t (*op_prep_fn)(struct op_ctx *o);
 typedef enum op_status (*op_issue_fn)(struct op_ctx *o);
 
 /* Entry flags */
@@ -49,6 +87,7 @@ typedef enum op_status (*op_issue_fn)(struct op_ctx *o);
 
 struct op_def {
 	const char *name;
+	op_prep_fn prep;
 	op_issue_fn issue;
 	unsigned int flags;
 	unsigned int zero;	/* W() mask of union words that must be zero */
@@ -56,51 +95,17 @@ struct op_def {
 
 extern const struct op_def op_table[AXON_OP_LAST];
 
-/* Handlers, by family (ops/<family>.c). */
-enum op_status op_nop(struct op_ctx *o);
-enum op_status op_unbuilt(struct op_ctx *o);	/* placeholder, nop.c */
-enum op_status op_ctx_create(struct op_ctx *o);
-enum op_status op_ctx_destroy(struct op_ctx *o);
-enum op_status op_ctx_sync(struct op_ctx *o);
-enum op_status op_mem_map(struct op_ctx *o);
-enum op_status op_mem_unmap(struct op_ctx *o);
-enum op_status op_mem_get_info(struct op_ctx *o);
-enum op_status op_mem_create(struct op_ctx *o);
-enum op_status op_mem_release(struct op_ctx *o);
-enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx);	/* MEM_MAP of a handle */
-enum op_status op_memcpy(struct op_ctx *o);
-enum op_status op_memset(struct op_ctx *o);
-enum op_status op_module_load(struct op_ctx *o);
-enum op_status op_module_unload(struct op_ctx *o);
-enum op_status op_module_get_func(struct op_ctx *o);
-enum op_status op_module_get_global(struct op_ctx *o);
-enum op_status op_module_funcs(struct op_ctx *o);
-enum op_status op_launch(struct op_ctx *o);
-enum op_status op_stream_create(struct op_ctx *o);
-enum op_status op_stream_destroy(struct op_ctx *o);
-enum op_status op_stream_sync(struct op_ctx *o);
-enum op_status op_stream_wait_event(struct op_ctx *o);
-enum op_status op_event_create(struct op_ctx *o);
-enum op_status op_event_destroy(struct op_ctx *o);
-enum op_status op_event_record(struct op_ctx *o);
-enum op_status op_event_elapsed(struct op_ctx *o);
-enum op_status op_func_get_attr(struct op_ctx *o);
-enum op_status op_occupancy(struct op_ctx *o);		/* occupancy.c */
-enum op_status op_private_call(struct op_ctx *o);	/* private.c */
-enum op_status op_capture_begin(struct op_ctx *o);
-enum op_status op_capture_end(struct op_ctx *o);
-enum op_status op_graph_instantiate(struct op_ctx *o);
-enum op_status op_graph_launch(struct op_ctx *o);
-enum op_status op_graph_destroy(struct op_ctx *o);
-enum op_status op_graph_exec_destroy(struct op_ctx *o);
-enum op_status op_graph_exec_update(struct op_ctx *o);
-enum op_status op_launch_ex(struct op_ctx *o);
-enum op_status op_func_set_attr(struct op_ctx *o);
-enum op_status op_tensor_map_encode(struct op_ctx *o);
-enum op_status op_host_func(struct op_ctx *o);
-enum op_status op_hostmem_register(struct op_ctx *o);
-enum op_status op_hostmem_unregister(struct op_ctx *o);
-enum op_status op_devout_read(struct op_ctx *o);
+/* Every op's two steps, declared from the generated op list. */
+#define OP_DECLARE(name, number, handler, flags, zero_words)	\
+	int32_t handler##_prep(struct op_ctx *o);		\
+	enum op_status handler##_issue(struct op_ctx *o);
+AXON_OPS(OP_DECLARE)
+OP_DECLARE(UNBUILT, -1, op_unbuilt, 0, 0)	/* placeholder, nop.c */
+#undef OP_DECLARE
+
+/* MEM_MAP of a MEM handle (ops/vmm.c); ctx: the live context named. */
+int32_t op_vmm_map_prep(struct op_ctx *o, struct ctx *ctx);
+enum op_status op_vmm_map_issue(struct op_ctx *o);
 
 /* Helpers shared by handlers. */
 struct work *work_new(struct op_ctx *o, enum work_type type);

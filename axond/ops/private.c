@@ -22,30 +22,63 @@
 #include <cuda.h>
 #include "ops.h"
 
-enum op_status op_private_call(struct op_ctx *o)
+struct private_req {
+	struct ctx *ctx;
+};
+
+int32_t op_private_call_prep(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct ctx *ctx = ctx_lookup(c, o->sqe->obj.handle);
-	uint64_t call = o->sqe->obj.arg0, arg = o->sqe->obj.arg1, out = 0, idx;
+	uint64_t call = o->sqe->obj.arg0, arg = o->sqe->obj.arg1;
 
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
-	if (!o->d->backend->private_call) {
-		o->res = CUDA_ERROR_NOT_SUPPORTED;
-		return OP_COMPLETE;
-	}
+	if (!ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!o->d->backend->private_call)
+		return CUDA_ERROR_NOT_SUPPORTED;
 	switch (call) {
 	case AXON_PRIV_CTX_OBJ:
-		if (arg) {
-			o->res = CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
+	case AXON_PRIV_LT_OBJS:
+		if (arg)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case AXON_PRIV_CTX_OBJ_QUERY:
+		/* Only an object of this client, from a context of the same
+		 * device: the driver's entry point trusts what it is given. */
+		if (!arg || arg > c->priv.nobj || c->priv.obj_dev[arg - 1] != ctx->device)
+			return CUDA_ERROR_INVALID_HANDLE;
+		break;
+	case AXON_PRIV_LT_QUERY:
+		/* Small integers only: the entry point is the driver's, and
+		 * what it does with them is not known. */
+		if ((uint32_t)arg != 1 || !c->priv.lt_pair)
+			return CUDA_ERROR_INVALID_HANDLE;
+		if (((arg >> 32) & 0xffff) >= AXON_PRIV_LT_ARG_MAX ||
+		    (arg >> 48) >= AXON_PRIV_LT_ARG_MAX)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	op_req(o, struct private_req)->ctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_private_call_issue(struct op_ctx *o)
+{
+	struct client *c = o->c;
+	struct ctx *ctx = op_req(o, struct private_req)->ctx;
+	uint64_t call = o->sqe->obj.arg0, arg = o->sqe->obj.arg1, out = 0, idx;
+
+	switch (call) {
+	case AXON_PRIV_CTX_OBJ:
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call, 0, &out);
 		if (o->res)
 			return OP_COMPLETE;
-		/* The same object again (per context in the driver): one slot. */
+		/* The same object again (per context in the driver): one slot.
+		 * Whether a new one is needed, and so whether the table is
+		 * full, is known only from the driver's answer: this check
+		 * cannot move to prepare. */
 		for (idx = 0; idx < c->priv.nobj; idx++)
 			if (c->priv.obj[idx] == out && c->priv.obj_dev[idx] == ctx->device)
 				break;
@@ -60,21 +93,11 @@ enum op_status op_private_call(struct op_ctx *o)
 		o->aux[0] = idx + 1;	/* 0 is never a valid object */
 		return OP_COMPLETE;
 	case AXON_PRIV_CTX_OBJ_QUERY:
-		/* Only an object of this client, from a context of the same
-		 * device: the driver's entry point trusts what it is given. */
-		if (!arg || arg > c->priv.nobj || c->priv.obj_dev[arg - 1] != ctx->device) {
-			o->res = CUDA_ERROR_INVALID_HANDLE;
-			return OP_COMPLETE;
-		}
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call,
 						     c->priv.obj[arg - 1], &out);
 		o->aux[0] = out;
 		return OP_COMPLETE;
 	case AXON_PRIV_LT_OBJS:
-		if (arg) {
-			o->res = CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
 		/* The pair is the process's (the backend keeps it): the token
 		 * only says this client asked for it. */
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call, 0, &out);
@@ -82,22 +105,10 @@ enum op_status op_private_call(struct op_ctx *o)
 			c->priv.lt_pair = true;
 		o->aux[0] = 1;
 		return OP_COMPLETE;
-	case AXON_PRIV_LT_QUERY:
-		/* Small integers only: the entry point is the driver's, and
-		 * what it does with them is not known. */
-		if ((uint32_t)arg != 1 || !c->priv.lt_pair ||
-		    ((arg >> 32) & 0xffff) >= AXON_PRIV_LT_ARG_MAX ||
-		    (arg >> 48) >= AXON_PRIV_LT_ARG_MAX) {
-			o->res = (uint32_t)arg != 1 || !c->priv.lt_pair ?
-				 CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
-			return OP_COMPLETE;
-		}
+	default:	/* AXON_PRIV_LT_QUERY, the only other one prepare lets by */
 		o->res = o->d->backend->private_call(o->d, c, ctx, (unsigned int)call,
 						     arg >> 32, &out);
 		o->aux[0] = out;
-		return OP_COMPLETE;
-	default:
-		o->res = CUDA_ERROR_INVALID_VALUE;
 		return OP_COMPLETE;
 	}
 }

@@ -51,21 +51,31 @@ void stream_destroy_later(struct axond *d, struct client *c, struct stream *s)
 			(unsigned long long)c->id);
 }
 
-enum op_status op_stream_create(struct op_ctx *o)
+/* The context, stream or event a request names. */
+struct stream_req {
+	struct ctx *ctx;
+	struct stream *stream;
+	struct event *event;
+};
+
+int32_t op_stream_create_prep(struct op_ctx *o)
 {
 	struct ctx *ctx = ctx_lookup(o->c, o->sqe->obj.handle);
+
+	if (!ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (o->sqe->obj.arg0 & ~(uint64_t)CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	op_req(o, struct stream_req)->ctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_stream_create_issue(struct op_ctx *o)
+{
 	struct stream *s;
 	int64_t prio;
 
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
-	if (o->sqe->obj.arg0 & ~(uint64_t)CU_STREAM_NON_BLOCKING) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	s = stream_new(o->c, ctx, false, &o->res);
+	s = stream_new(o->c, op_req(o, struct stream_req)->ctx, false, &o->res);
 	if (!s)
 		return OP_COMPLETE;
 	s->nonblocking = o->sqe->obj.arg0 & CU_STREAM_NON_BLOCKING;
@@ -78,30 +88,44 @@ enum op_status op_stream_create(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-enum op_status op_stream_destroy(struct op_ctx *o)
+int32_t op_stream_destroy_prep(struct op_ctx *o)
 {
 	struct stream *s = stream_lookup(o->c, o->sqe->obj.handle);
 
-	if (!s || s->is_default) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
-	stream_destroy_later(o->d, o->c, s);
+	if (!s || s->is_default)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct stream_req)->stream = s;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_stream_destroy_issue(struct op_ctx *o)
+{
+	stream_destroy_later(o->d, o->c, op_req(o, struct stream_req)->stream);
 	return OP_COMPLETE;
 }
 
-/* Completes once every operation submitted to the stream before it is done;
- * for the legacy stream, also the blocking streams' work it has not waited
- * for (legacy.c). */
-enum op_status op_stream_sync(struct op_ctx *o)
+/*
+ * Completes once every operation submitted to the stream before it is
+ * done; for the legacy stream, also the blocking streams' work it has not
+ * waited for (legacy.c). Not OPF_STREAM (it takes no place in the sequence), so the stream
+ * it names is resolved here, and becomes o->stream only in issue: a
+ * refused request keeps no sequence.
+ */
+int32_t op_stream_sync_prep(struct op_ctx *o)
+{
+	struct stream *s = stream_lookup(o->c, o->sqe->stream);
+
+	if (!s)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct stream_req)->stream = s;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_stream_sync_issue(struct op_ctx *o)
 {
 	struct work *w;
 
-	o->stream = stream_lookup(o->c, o->sqe->stream);
-	if (!o->stream) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
+	o->stream = op_req(o, struct stream_req)->stream;
 	/* An idle stream completes at once, without the executor's round
 	 * trip (errors of its work were latched before it was counted). */
 	if (__atomic_load_n(&o->stream->completed, __ATOMIC_ACQUIRE) ==
@@ -116,20 +140,25 @@ enum op_status op_stream_sync(struct op_ctx *o)
 	return work_submit(o, w);
 }
 
-enum op_status op_stream_wait_event(struct op_ctx *o)
+int32_t op_stream_wait_event_prep(struct op_ctx *o)
 {
 	struct event *e = event_lookup(o->c, o->sqe->obj.handle);
+
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op_req(o, struct stream_req)->event = e;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_stream_wait_event_issue(struct op_ctx *o)
+{
 	struct work *w;
 
-	if (!e) {
-		o->res = CUDA_ERROR_INVALID_HANDLE;
-		return OP_COMPLETE;
-	}
 	w = work_new(o, WORK_WAIT_EVENT);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	w->event.event = e;
+	w->event.event = op_req(o, struct stream_req)->event;
 	return work_submit(o, w);
 }

@@ -8,13 +8,7 @@
 #include <axon_ops_table.h>
 #include "ops.h"
 
-/* Every handler the list names, declared from the list itself, so an op
- * added to the description needs no declaration here. */
-#define OP_DECLARE(name, number, handler, flags, zero_words) \
-	enum op_status handler(struct op_ctx *o);
-AXON_OPS(OP_DECLARE)
-
 #define OP_ENTRY(name, number, handler, flags, zero_words) \
-	[number] = { #name, handler, flags, .zero = zero_words },
+	[number] = { #name, handler##_prep, handler##_issue, flags, .zero = zero_words },
 
 const struct op_def op_table[AXON_OP_LAST] = { AXON_OPS(OP_ENTRY) };

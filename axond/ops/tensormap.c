@@ -210,42 +210,48 @@ pixels:
 	return CUDA_SUCCESS;
 }
 
-enum op_status op_tensor_map_encode(struct op_ctx *o)
+/* The request, copied out of the data area and checked. */
+struct tensor_map_req {
+	struct ctx *ctx;
+	unsigned char *buf;	/* the data-area request, overwritten with the map */
+	uint64_t extent;
+	struct axon_tensor_map_req req;
+};
+
+int32_t op_tensor_map_encode_prep(struct op_ctx *o)
 {
 	const typeof(o->sqe->obj) *a = &o->sqe->obj;
-	struct axon_tensor_map_req req;
+	struct tensor_map_req *r = op_req(o, struct tensor_map_req);
+	int32_t res;
+
+	r->ctx = ctx_lookup(o->c, a->handle);
+	if (!r->ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	r->buf = data_range(o->c, a->data_off, a->data_len);
+	if (!r->buf || a->data_len < sizeof(r->req) || a->data_len < AXON_TENSOR_MAP_BYTES)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(&r->req, r->buf, sizeof(r->req));	/* the client may change it under us */
+	r->extent = 0;
+	res = tensor_map_check(&r->req, &r->extent);
+	if (res)
+		return res;
+	if (!client_range_valid(o->c, r->req.global_addr, r->extent))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!o->d->backend->tensor_map_encode)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_tensor_map_encode_issue(struct op_ctx *o)
+{
+	const struct tensor_map_req *r = op_req(o, struct tensor_map_req);
 	unsigned char out[AXON_TENSOR_MAP_BYTES] __attribute__((aligned(64)));
-	unsigned char *p;
-	uint64_t extent = 0;
 
-	struct ctx *ctx = ctx_lookup(o->c, a->handle);
-
-	if (!ctx) {
-		o->res = CUDA_ERROR_INVALID_CONTEXT;
-		return OP_COMPLETE;
-	}
-	p = data_range(o->c, a->data_off, a->data_len);
-	if (!p || a->data_len < sizeof(req) || a->data_len < AXON_TENSOR_MAP_BYTES) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	memcpy(&req, p, sizeof(req));	/* the client may change it under us */
-	o->res = tensor_map_check(&req, &extent);
-	if (o->res)
-		return OP_COMPLETE;
-	if (!client_range_valid(o->c, req.global_addr, extent)) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	if (!o->d->backend->tensor_map_encode) {
-		o->res = CUDA_ERROR_NOT_SUPPORTED;
-		return OP_COMPLETE;
-	}
 	memset(out, 0, sizeof(out));
-	o->res = o->d->backend->tensor_map_encode(o->d, o->c, ctx->device, &req, out);
+	o->res = o->d->backend->tensor_map_encode(o->d, o->c, r->ctx->device, &r->req, out);
 	if (!o->res) {
-		memcpy(p, out, sizeof(out));
-		o->aux[0] = extent;	/* lets the client cache the answer */
+		memcpy(r->buf, out, sizeof(out));
+		o->aux[0] = r->extent;	/* lets the client cache the answer */
 	}
 	return OP_COMPLETE;
 }

@@ -4,7 +4,7 @@
  * cuMemRelease, cuMemRetainAllocationHandle): physical memory a client
  * creates is a daemon object named by a per-client AXON_HANDLE_MEM handle;
  * mapping it at an address of the client's window is MEM_MAP with that
- * handle (op_vmm_map), unmapping it MEM_UNMAP (ops/mem.c:unmap_alloc, which
+ * handle (op_vmm_map_prep/_issue), unmapping it MEM_UNMAP (ops/mem.c:unmap_alloc, which
  * hands the backing to the backend's phys_unmap after earlier work).
  *
  * Addresses stay client-minted: the shim reserves ranges from its own
@@ -88,26 +88,54 @@ static void phys_destroy(struct axond *d, struct client *c, struct vmm_phys *p)
 	free(p);
 }
 
+struct mem_create_req {
+	struct vmm_phys *phys;	/* retain: the handle's memory */
+};
+
 /* MEM_CREATE with obj.handle set: one more reference to mapped memory. */
-static enum op_status mem_retain(struct op_ctx *o)
+static int32_t mem_retain_prep(struct op_ctx *o)
 {
 	struct vmm_phys *p = phys_lookup(o->c, o->sqe->obj.handle);
 
-	if (!p || o->sqe->obj.arg0 || o->sqe->obj.arg1) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	if (p->refs == UINT32_MAX) {
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
+	if (!p || o->sqe->obj.arg0 || o->sqe->obj.arg1)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->refs == UINT32_MAX)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op_req(o, struct mem_create_req)->phys = p;
+	return CUDA_SUCCESS;
+}
+
+static enum op_status mem_retain_issue(struct op_ctx *o)
+{
+	struct vmm_phys *p = op_req(o, struct mem_create_req)->phys;
+
 	p->refs++;
 	o->aux[0] = p->handle;
 	o->aux[1] = p->len;
 	return OP_COMPLETE;
 }
 
-enum op_status op_mem_create(struct op_ctx *o)
+int32_t op_mem_create_prep(struct op_ctx *o)
+{
+	struct axond *d = o->d;
+	uint64_t len = o->sqe->obj.arg0, dev = o->sqe->obj.arg1;
+
+	if (o->sqe->obj.handle)
+		return mem_retain_prep(o);
+	if (dev >= d->info->ndevices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!len || len % granularity(d, (int)dev))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!d->backend->phys_create)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	/* Physical memory is used from now on, mapped or not: the arena and
+	 * the client's and its user's quotas must have room for it. */
+	if (len > mq_room(d, o->c))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_mem_create_issue(struct op_ctx *o)
 {
 	struct client *c = o->c;
 	struct axond *d = o->d;
@@ -117,26 +145,9 @@ enum op_status op_mem_create(struct op_ctx *o)
 	int ret;
 
 	if (o->sqe->obj.handle)
-		return mem_retain(o);
-	if (dev >= d->info->ndevices) {
-		o->res = CUDA_ERROR_INVALID_DEVICE;
-		return OP_COMPLETE;
-	}
-	if (!len || len % granularity(d, (int)dev)) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	if (!d->backend->phys_create) {
-		o->res = CUDA_ERROR_NOT_SUPPORTED;
-		return OP_COMPLETE;
-	}
-	/* Physical memory is used from now on, mapped or not: the arena and
-	 * the client's and its user's quotas must have room for it. */
-	if (len > mq_room(d, c)) {
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-		return OP_COMPLETE;
-	}
-	/* A descriptor in the sim, a driver handle on cuda: bounded. */
+		return mem_retain_issue(o);
+	/* A descriptor in the sim, a driver handle on cuda: bounded. Taking
+	 * the holding is the check, so it is issue's. */
 	if (holdings_take(d, c, HOLD_VMM_OBJECT)) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
@@ -183,21 +194,30 @@ enum op_status op_mem_create(struct op_ctx *o)
 	return OP_COMPLETE;
 }
 
-enum op_status op_mem_release(struct op_ctx *o)
+struct mem_release_req {
+	struct vmm_phys *phys;
+};
+
+int32_t op_mem_release_prep(struct op_ctx *o)
 {
 	struct vmm_phys *p = phys_lookup(o->c, o->sqe->obj.handle);
 
 	/* A handle the client released already (still mapped) is no longer
 	 * its to release. */
-	if (!p || !p->refs) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	if (!p || !p->refs)
+		return CUDA_ERROR_INVALID_VALUE;
+	op_req(o, struct mem_release_req)->phys = p;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_mem_release_issue(struct op_ctx *o)
+{
+	struct vmm_phys *p = op_req(o, struct mem_release_req)->phys;
+
 	if (--p->refs == 0 && p->maps == 0)
 		phys_destroy(o->d, o->c, p);
 	return OP_COMPLETE;
 }
-
 /* The part of the window clients map into; the top 1/16 is the daemon's. */
 static uint64_t client_window_end(const struct client *c)
 {
@@ -219,40 +239,54 @@ static bool overlaps_pending(struct client *c, uint64_t addr, uint64_t len)
 	return hit;
 }
 
+struct vmm_map_req {
+	struct ctx *ctx;
+	struct vmm_phys *phys;
+};
+
 /* MEM_MAP with a MEM handle (cuMemMap). ctx is the live context named. */
-enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx)
+int32_t op_vmm_map_prep(struct op_ctx *o, struct ctx *ctx)
 {
+	struct vmm_map_req *r = op_req(o, struct vmm_map_req);
 	struct client *c = o->c;
-	struct axond *d = o->d;
 	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
 	uint64_t off = o->sqe->mem.resv[1], g;
 	struct vmm_phys *p = phys_lookup(c, o->sqe->mem.resv[0]);
-	struct alloc *a;
-	int ret;
 
 	/* A released handle cannot be mapped again (CUDA: invalid handle
 	 * value); retaining it first is the way back. */
-	if (o->deferred || !p || !p->refs) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
-	g = granularity(d, p->device);
+	if (o->deferred || !p || !p->refs)
+		return CUDA_ERROR_INVALID_VALUE;
+	g = granularity(o->d, p->device);
 	if (!len || addr % g || len % g || off % g || off > p->len ||
 	    len > p->len - off || addr < c->params.va_base ||
-	    addr + len < addr || addr + len > client_window_end(c)) {
-		o->res = CUDA_ERROR_INVALID_VALUE;
-		return OP_COMPLETE;
-	}
+	    addr + len < addr || addr + len > client_window_end(c))
+		return CUDA_ERROR_INVALID_VALUE;
 	/*
 	 * An earlier unmap of these addresses has not reached the device
 	 * yet: mapping now would race with it. The client synchronises and
 	 * asks again (the shim does, libcuda-shim/vmm.c).
 	 */
-	if (overlaps_pending(c, addr, len)) {
-		o->res = CUDA_ERROR_NOT_READY;
-		return OP_COMPLETE;
-	}
-	/* Each map is a mapping of axond's (the sim's, the driver's). */
+	if (overlaps_pending(c, addr, len))
+		return CUDA_ERROR_NOT_READY;
+	r->ctx = ctx;
+	r->phys = p;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_vmm_map_issue(struct op_ctx *o)
+{
+	const struct vmm_map_req *r = op_req(o, struct vmm_map_req);
+	struct client *c = o->c;
+	struct axond *d = o->d;
+	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
+	uint64_t off = o->sqe->mem.resv[1];
+	struct vmm_phys *p = r->phys;
+	struct alloc *a;
+	int ret;
+
+	/* Each map is a mapping of axond's (the sim's, the driver's); taking
+	 * the holding is the check. */
 	if (holdings_take(d, c, HOLD_MAPPING)) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
@@ -265,9 +299,10 @@ enum op_status op_vmm_map(struct op_ctx *o, struct ctx *ctx)
 	}
 	a->addr = addr;
 	a->len = len;
-	a->ctx = ctx;
+	a->ctx = r->ctx;
 	a->phys = p;
 	a->phys_off = off;
+	/* The overlap check is the insertion itself, as for MEM_MAP. */
 	pthread_mutex_lock(&c->alloc_lock);
 	ret = rangemap_insert(&c->allocs, addr, len, a, NULL);
 	pthread_mutex_unlock(&c->alloc_lock);

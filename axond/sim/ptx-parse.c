@@ -126,6 +126,22 @@ out:
 	return rc;
 }
 
+/* x's bit pattern as an .f64 (esize 8) or an .f32. */
+static uint64_t float_bits(double x, unsigned esize)
+{
+	uint64_t bits;
+	float f;
+	uint32_t u;
+
+	if (esize == 8) {
+		memcpy(&bits, &x, 8);
+		return bits;
+	}
+	f = (float)x;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
 /*
  * One initialiser element into buf[idx] (esize bytes): an optionally
  * negated integer, 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX bit patterns, or a
@@ -185,17 +201,7 @@ static bool ptx_init_elem(const struct ptx_tok *t, bool neg, unsigned esize,
 		x = strtod(buf, &end);
 		if (errno || *end)
 			return false;
-		if (neg)
-			x = -x;
-		if (esize == 8) {
-			memcpy(&bits, &x, 8);
-		} else {
-			float f = (float)x;
-			uint32_t u;
-
-			memcpy(&u, &f, 4);
-			bits = u;
-		}
+		bits = float_bits(neg ? -x : x, esize);
 	} else {
 		uint64_t v;
 
@@ -204,17 +210,7 @@ static bool ptx_init_elem(const struct ptx_tok *t, bool neg, unsigned esize,
 		if (is_float) {
 			double x = (double)v;
 
-			if (neg)
-				x = -x;
-			if (esize == 8) {
-				memcpy(&bits, &x, 8);
-			} else {
-				float f = (float)x;
-				uint32_t u;
-
-				memcpy(&u, &f, 4);
-				bits = u;
-			}
+			bits = float_bits(neg ? -x : x, esize);
 		} else {
 			bits = neg ? 0 - v : v;
 		}

@@ -216,6 +216,17 @@ int32_t sim_execute(struct work *w)
 	return CUDA_ERROR_UNKNOWN;
 }
 
+/* Puts sc at the back of the clients with queued work; sim.lock held. */
+static void ready_append(struct sim_client *sc)
+{
+	sc->next_ready = NULL;
+	if (sim.ready_tail)
+		sim.ready_tail->next_ready = sc;
+	else
+		sim.ready = sc;
+	sim.ready_tail = sc;
+}
+
 static void *executor(void *arg)
 {
 	struct axond *d = arg;
@@ -244,12 +255,7 @@ static void *executor(void *arg)
 			sc->tail = NULL;
 			sc->listed = false;
 		} else {
-			sc->next_ready = NULL;
-			if (sim.ready_tail)
-				sim.ready_tail->next_ready = sc;
-			else
-				sim.ready = sc;
-			sim.ready_tail = sc;
+			ready_append(sc);
 		}
 		pthread_mutex_unlock(&sim.lock);
 
@@ -285,12 +291,7 @@ static void sim_submit(struct axond *d, struct work *w)
 	sc->tail = w;
 	if (!sc->listed) {
 		sc->listed = true;
-		sc->next_ready = NULL;
-		if (sim.ready_tail)
-			sim.ready_tail->next_ready = sc;
-		else
-			sim.ready = sc;
-		sim.ready_tail = sc;
+		ready_append(sc);
 	}
 	pthread_cond_signal(&sim.cond);
 	pthread_mutex_unlock(&sim.lock);
