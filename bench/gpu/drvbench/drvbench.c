@@ -33,26 +33,15 @@
  * printed by rows.c; each family of groups has a file (drvbench.h).
  */
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "drvbench.h"
 
 unsigned long divisor = 1;
 static const char *only, *skip;
-
-const char *errname(CUresult r)
-{
-	const char *s = NULL;
-
-	if (cuGetErrorName(r, &s) != CUDA_SUCCESS || !s)
-		return "CUDA_ERROR_?";
-	return s;
-}
 
 static bool in_list(const char *list, const char *g)
 {
@@ -82,35 +71,6 @@ CUstream st;
 CUmodule mod;
 CUfunction fnop;
 void *cubin_img, *ptx_img;
-
-void *read_file(const char *path)
-{
-	struct stat sb;
-	char *buf;
-	int fd = open(path, O_RDONLY);
-	size_t got = 0;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &sb) || !(buf = malloc((size_t)sb.st_size + 1))) {
-		close(fd);
-		return NULL;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t k = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd);
-	if (got != (size_t)sb.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[got] = 0;	/* PTX images are NUL-terminated text */
-	return buf;
-}
 
 /* ---- main ----------------------------------------------------------------- */
 

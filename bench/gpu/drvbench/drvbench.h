@@ -20,6 +20,7 @@
 #include <cuda.h>
 
 #include "../../bench.h"
+#include "../drvcommon.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -31,9 +32,6 @@ static inline unsigned long iters(unsigned long n)
 {
 	return n / divisor ? n / divisor : 1;
 }
-
-const char *errname(CUresult r);
-void *read_file(const char *path);
 
 /* Set up by main() before the groups that use them. */
 extern CUstream st;
