@@ -50,7 +50,7 @@ $(LOOPCLIENT) $(HOSTBW): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_LIB) -ldl -lm
 
 # Host code only (cuBLAS brings the kernels); sm_90 as the H200 is.
-$(BLASBENCH): bench/gpu/blasbench.cu
+$(BLASBENCH): bench/gpu/blasbench.cu bench/gpu/rowformat.h
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
 	$(Q)$(NVCC) -O2 -arch=sm_90 -cudart shared -Xcompiler -Wall,-Wextra,-Werror \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "drvbench.h"
+#include "../rowformat.h"
 
 struct row {
 	char name[40], unit[12], note[120];
@@ -20,24 +21,6 @@ struct row {
 
 static struct row rows[96];
 static unsigned int nrows;
-
-static void fmt(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (a >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, len, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, len, "%.2f", v);
-	else if (a >= 0.1)
-		snprintf(buf, len, "%.3f", v);
-	else
-		snprintf(buf, len, "%.4f", v);
-}
 
 static struct row *new_row(const char *name, const char *unit, const char *note)
 {
@@ -56,22 +39,12 @@ void put(const char *name, const char *unit, double v, double p99, double mean,
 	 size_t n, const char *note)
 {
 	struct row *r = new_row(name, unit, note);
-	char b[32];
 
 	r->v = v;
 	r->p99 = p99;
 	r->mean = mean;
 	r->n = n;
-	fmt(b, sizeof(b), v);
-	printf("%s %s %s\n", name, b, unit);
-	if (!isnan(p99)) {
-		fmt(b, sizeof(b), p99);
-		printf("%s.p99 %s %s\n", name, b, unit);
-	}
-	if (!isnan(mean)) {
-		fmt(b, sizeof(b), mean);
-		printf("%s.mean %s %s\n", name, b, unit);
-	}
+	row_print(name, unit, v, p99, mean);
 	fflush(stdout);
 }
 
@@ -130,9 +103,9 @@ void table(void)
 			       "n/a", "", "", "", r->note);
 			continue;
 		}
-		fmt(v, sizeof(v), r->v);
-		fmt(p, sizeof(p), r->p99);
-		fmt(m, sizeof(m), r->mean);
+		row_value(v, sizeof(v), r->v);
+		row_value(p, sizeof(p), r->p99);
+		row_value(m, sizeof(m), r->mean);
 		printf("# %-26s %-9s %10s %10s %10s %7zu  %s\n", r->name, r->unit, v, p, m, r->n,
 		       r->note);
 	}
