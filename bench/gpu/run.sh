@@ -498,13 +498,14 @@ if want drv || want blas || want torch; then
 	cat "$tmp/drv.axon.txt" "$tmp/blas.axon.txt" "$tmp/torch.axon.txt" >"$tmp/axon.txt"
 	echo "== side by side: value = p50 (module-load repeat: mean; rates: at the p50 time), [p99]"
 	echo "   ratio = axon / native; 'better' says which direction is better for the row"
-	awk -v native="$native" -v backend="$backend" -f "$here/sidebyside.awk" "$tmp/native.txt" "$tmp/axon.txt"
+	awk -v native="$native" -v backend="$backend" -f "$here/rows.awk" -f "$here/sidebyside.awk" \
+		"$tmp/native.txt" "$tmp/axon.txt"
 	echo
 fi
 if want conc; then
 	echo "== concurrent clients: native (time-sliced), MPS, axon ($counts clients; $clen launches + sync per loop; $csecs s)"
 	echo "   rate = all clients' launches/s summed; loop = median client's p50 loop time [worst client's p99];"
 	echo "   fair = slowest client's launch rate / fastest client's"
-	awk -v backend="$backend" -f "$here/concurrent.awk" \
+	awk -v backend="$backend" -f "$here/rows.awk" -f "$here/concurrent.awk" \
 		"$tmp/conc.native.txt" "$tmp/conc.mps.txt" "$tmp/conc.axon.txt"
 fi
