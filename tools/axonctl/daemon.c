@@ -99,17 +99,25 @@ void print_daemon_line(const struct json *doc)
 	       (unsigned long long)u64(d, "ops_total"));
 }
 
-static void print_devices(const struct json *doc)
+/* One line per device, each after indent. */
+static void print_device_lines(const struct json *doc, const char *indent)
 {
-	const struct json *d = json_get(doc, "daemon");
 	const struct json *dev;
-	char a[32], b[32], c[32];
+	char a[32];
 
 	for (dev = json_get(doc, "devices") ? json_get(doc, "devices")->child : NULL; dev;
 	     dev = dev->next)
-		printf("device %llu: %s, %s\n", (unsigned long long)u64(dev, "index"),
+		printf("%sdevice %llu: %s, %s\n", indent, (unsigned long long)u64(dev, "index"),
 		       json_str(json_get(dev, "name"), "?"),
 		       fmt_bytes(u64(dev, "total_mem"), a, sizeof(a)));
+}
+
+static void print_devices(const struct json *doc)
+{
+	const struct json *d = json_get(doc, "daemon");
+	char b[32], c[32];
+
+	print_device_lines(doc, "");
 	printf("memory: %s in use, %s reserved as client credit\n",
 	       fmt_bytes(u64(d, "mem_used"), b, sizeof(b)),
 	       fmt_bytes(u64(d, "mem_reserved"), c, sizeof(c)));
@@ -187,8 +195,8 @@ int cmd_stats(struct ctl *ctl, int argc, char **argv)
 
 int cmd_daemon_status(struct ctl *ctl, int argc, char **argv)
 {
-	const struct json *d, *dev;
-	char why[1024], up[32], a[32], b[32], c[32];
+	const struct json *d;
+	char why[1024], up[32], b[32], c[32];
 	struct json *doc;
 
 	if (argc > 1) {
@@ -211,11 +219,7 @@ int cmd_daemon_status(struct ctl *ctl, int argc, char **argv)
 	printf("  clients:  %llu connected, %llu since start\n",
 	       (unsigned long long)u64(d, "clients"),
 	       (unsigned long long)u64(d, "clients_total"));
-	for (dev = json_get(doc, "devices") ? json_get(doc, "devices")->child : NULL; dev;
-	     dev = dev->next)
-		printf("  device %llu: %s, %s\n", (unsigned long long)u64(dev, "index"),
-		       json_str(json_get(dev, "name"), "?"),
-		       fmt_bytes(u64(dev, "total_mem"), a, sizeof(a)));
+	print_device_lines(doc, "  ");
 	printf("  memory:   %s in use, %s reserved\n",
 	       fmt_bytes(u64(d, "mem_used"), b, sizeof(b)),
 	       fmt_bytes(u64(d, "mem_reserved"), c, sizeof(c)));
