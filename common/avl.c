@@ -35,39 +35,35 @@ static inline void replace_child(struct avl_root *root,
 		parent->right = new;
 }
 
+/* @n's child on side @dir (AVL_LEFT or AVL_RIGHT; !dir is the other side):
+ * rotations, rebalancing and the walks are written once, for both mirror
+ * images. */
+enum { AVL_LEFT, AVL_RIGHT };
+
+static inline struct avl_node **child(const struct avl_node *n, int dir)
+{
+	return (struct avl_node **)(dir == AVL_LEFT ? &n->left : &n->right);
+}
+
 /*
+ * Rotate at @x towards @dir; for AVL_LEFT (AVL_RIGHT is the mirror image):
+ *
  *     x              y
  *    / \            / \
  *   a   y    =>    x   c
  *      / \        / \
  *     b   c      a   b
  */
-static struct avl_node *rotate_left(struct avl_root *root, struct avl_node *x,
-				    avl_update_fn update)
+static struct avl_node *rotate(struct avl_root *root, struct avl_node *x, int dir,
+			       avl_update_fn update)
 {
-	struct avl_node *y = x->right, *p = x->parent;
+	struct avl_node *y = *child(x, !dir), *p = x->parent;
+	struct avl_node *b = *child(y, dir);
 
-	x->right = y->left;
-	if (y->left)
-		y->left->parent = x;
-	y->left = x;
-	x->parent = y;
-	y->parent = p;
-	replace_child(root, p, x, y);
-	update_node(x, update);
-	update_node(y, update);
-	return y;
-}
-
-static struct avl_node *rotate_right(struct avl_root *root, struct avl_node *x,
-				     avl_update_fn update)
-{
-	struct avl_node *y = x->left, *p = x->parent;
-
-	x->left = y->right;
-	if (y->right)
-		y->right->parent = x;
-	y->right = x;
+	*child(x, !dir) = b;
+	if (b)
+		b->parent = x;
+	*child(y, dir) = x;
 	x->parent = y;
 	y->parent = p;
 	replace_child(root, p, x, y);
@@ -85,15 +81,14 @@ static struct avl_node *rebalance(struct avl_root *root, struct avl_node *n,
 {
 	int bal = h(n->left) - h(n->right);
 
-	if (bal > 1) {
-		if (h(n->left->left) < h(n->left->right))
-			rotate_left(root, n->left, update);
-		return rotate_right(root, n, update);
-	}
-	if (bal < -1) {
-		if (h(n->right->right) < h(n->right->left))
-			rotate_right(root, n->right, update);
-		return rotate_left(root, n, update);
+	if (bal > 1 || bal < -1) {
+		int tall = bal > 1 ? AVL_LEFT : AVL_RIGHT;
+		struct avl_node *c = *child(n, tall);
+
+		/* c leaning away from the tall side: straighten it first. */
+		if (h(*child(c, tall)) < h(*child(c, !tall)))
+			rotate(root, c, tall, update);
+		return rotate(root, n, !tall, update);
 	}
 	update_node(n, update);
 	return n;
@@ -172,54 +167,45 @@ void avl_propagate(struct avl_node *n, avl_update_fn update)
 		update_node(n, update);
 }
 
+/* The last node on side @dir of the subtree at @n (NULL for none). */
+static inline struct avl_node *outermost(const struct avl_node *n, int dir)
+{
+	if (n)
+		while (*child(n, dir))
+			n = *child(n, dir);
+	return (struct avl_node *)n;
+}
+
+/* In-order neighbour of @n on side @dir (AVL_RIGHT: the next). */
+static inline struct avl_node *neighbour(const struct avl_node *n, int dir)
+{
+	const struct avl_node *p;
+
+	if (*child(n, dir))
+		return outermost(*child(n, dir), !dir);
+	while ((p = n->parent) && *child(p, dir) == n)
+		n = p;
+	return (struct avl_node *)p;
+}
+
 struct avl_node *avl_first(const struct avl_root *root)
 {
-	struct avl_node *n = root->node;
-
-	if (n)
-		while (n->left)
-			n = n->left;
-	return n;
+	return outermost(root->node, AVL_LEFT);
 }
 
 struct avl_node *avl_last(const struct avl_root *root)
 {
-	struct avl_node *n = root->node;
-
-	if (n)
-		while (n->right)
-			n = n->right;
-	return n;
+	return outermost(root->node, AVL_RIGHT);
 }
 
 struct avl_node *avl_next(const struct avl_node *n)
 {
-	const struct avl_node *p;
-
-	if (n->right) {
-		n = n->right;
-		while (n->left)
-			n = n->left;
-		return (struct avl_node *)n;
-	}
-	while ((p = n->parent) && p->right == n)
-		n = p;
-	return (struct avl_node *)p;
+	return neighbour(n, AVL_RIGHT);
 }
 
 struct avl_node *avl_prev(const struct avl_node *n)
 {
-	const struct avl_node *p;
-
-	if (n->left) {
-		n = n->left;
-		while (n->right)
-			n = n->right;
-		return (struct avl_node *)n;
-	}
-	while ((p = n->parent) && p->left == n)
-		n = p;
-	return (struct avl_node *)p;
+	return neighbour(n, AVL_LEFT);
 }
 
 void avl_destroy(struct avl_root *root,

@@ -17,7 +17,7 @@ $(COMMON_LIB): $(COMMON_OBJS)
 
 # Unit tests of the above (Check framework); the sources live in tests/ but
 # their rules live here.
-COMMON_TESTS      := rangemap vaalloc handles
+COMMON_TESTS      := avl rangemap vaalloc handles
 COMMON_TEST_PROGS := $(COMMON_TESTS:%=$(BUILD)/tests/unit-%)
 COMMON_TEST_OBJS  := $(COMMON_TESTS:%=$(BUILD)/obj/tests/unit-%.o)
 

@@ -248,6 +248,18 @@ static int fail(struct axon_nl *nl, int ret, const struct req *r, const char *wh
 	return ret;
 }
 
+/* A request with no attributes: a doit (ACK) or a dump (DONE); "what"
+ * names it in the error. */
+static int request(struct axon_nl *nl, uint8_t cmd, bool dump, struct req *r,
+		   const char *what)
+{
+	struct nl_msg *msg = new_msg(nl, cmd, dump);
+
+	if (!msg)
+		return fail(nl, -ENOMEM, NULL, what);
+	return fail(nl, transact(nl, msg, dump, r), r, what);
+}
+
 /* ---- open, close ------------------------------------------------------------ */
 
 static struct nl_sock *new_sock(struct axon_nl *nl, int *ret)
@@ -363,13 +375,9 @@ static int stats_valid(struct nlattr **a, void *arg)
 int axon_nl_stats(struct axon_nl *nl, struct axon_kstats *st)
 {
 	struct req r = { .valid = stats_valid, .arg = st };
-	struct nl_msg *msg;
 
 	memset(st, 0, sizeof(*st));
-	msg = new_msg(nl, AXON_CMD_GET_STATS, false);
-	if (!msg)
-		return fail(nl, -ENOMEM, NULL, "kernel stats");
-	return fail(nl, transact(nl, msg, false, &r), &r, "kernel stats");
+	return request(nl, AXON_CMD_GET_STATS, false, &r, "kernel stats");
 }
 
 /* ---- clients ---------------------------------------------------------------- */
@@ -406,11 +414,8 @@ int axon_nl_clients(struct axon_nl *nl, axon_nl_client_fn fn, void *arg)
 {
 	struct client_dump d = { fn, arg };
 	struct req r = { .valid = client_valid, .arg = &d };
-	struct nl_msg *msg = new_msg(nl, AXON_CMD_GET_CLIENT, true);
 
-	if (!msg)
-		return fail(nl, -ENOMEM, NULL, "kernel clients");
-	return fail(nl, transact(nl, msg, true, &r), &r, "kernel clients");
+	return request(nl, AXON_CMD_GET_CLIENT, true, &r, "kernel clients");
 }
 
 /* ---- limits ----------------------------------------------------------------- */
@@ -522,11 +527,8 @@ int axon_nl_limits(struct axon_nl *nl, axon_nl_limit_fn fn, void *arg)
 {
 	struct limit_dump d = { .fn = fn, .arg = arg };
 	struct req r = { .valid = limit_valid, .arg = &d };
-	struct nl_msg *msg = new_msg(nl, AXON_CMD_GET_LIMIT, true);
 
-	if (!msg)
-		return fail(nl, -ENOMEM, NULL, "kernel limits");
-	return fail(nl, transact(nl, msg, true, &r), &r, "kernel limits");
+	return request(nl, AXON_CMD_GET_LIMIT, true, &r, "kernel limits");
 }
 
 /* ---- events ----------------------------------------------------------------- */

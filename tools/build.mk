@@ -14,10 +14,12 @@ TOOLS_JSON_OBJ   := $(BUILD)/obj/tools/common/json.o
 JSON_LIBS        := $(or $(shell pkg-config --libs json-c 2>/dev/null),-ljson-c)
 
 AXONCTL          := $(BUILD)/bin/axonctl
-AXONCTL_SRCS     := tools/axonctl/axonctl.c
+# The command table and main() in axonctl.c, one file per command family.
+AXONCTL_SRCS     := $(addprefix tools/axonctl/,axonctl.c format.c daemon.c kmod.c \
+		      limit.c clients.c kstats.c events.c)
 AXONCTL_OBJS     := $(AXONCTL_SRCS:%.c=$(BUILD)/obj/%.o) $(TOOLS_JSON_OBJ)
 
-$(BUILD)/obj/tools/axonctl/axonctl.o: CFLAGS += -I$(CURDIR)/tools/common
+$(AXONCTL_SRCS:%.c=$(BUILD)/obj/%.o): CFLAGS += -I$(CURDIR)/tools/common
 
 $(AXONCTL): $(AXONCTL_OBJS) $(LIBAXON_NL_A) $(LIBAXON_A)
 	@mkdir -p $(dir $@)

@@ -45,6 +45,8 @@
 #include <string>
 #include <vector>
 
+#include "rowformat.h"
+
 static int quick;
 static std::set<std::string> printed;	/* rows with a line out, figure or n/a */
 
@@ -58,42 +60,13 @@ static double now_ns(void)
 
 /* ---- rows (drvbench's format) --------------------------------------------- */
 
-static void fmt(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (a >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, len, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, len, "%.2f", v);
-	else if (a >= 0.1)
-		snprintf(buf, len, "%.3f", v);
-	else
-		snprintf(buf, len, "%.4f", v);
-}
-
 static void put(const char *name, const char *unit, double v, double p99, double mean,
 		const char *note)
 {
-	char b[32];
-
 	printed.insert(name);
 	if (note && *note)
 		printf("# %s: %s\n", name, note);
-	fmt(b, sizeof(b), v);
-	printf("%s %s %s\n", name, b, unit);
-	if (!isnan(p99)) {
-		fmt(b, sizeof(b), p99);
-		printf("%s.p99 %s %s\n", name, b, unit);
-	}
-	if (!isnan(mean)) {
-		fmt(b, sizeof(b), mean);
-		printf("%s.mean %s %s\n", name, b, unit);
-	}
+	row_print(name, unit, v, p99, mean);
 	fflush(stdout);
 }
 

@@ -31,15 +31,26 @@ BLASBENCH	:= $(BUILD)/bench/gpu/blasbench
 BENCH_GPU_ARGS	?=
 BENCH_GPU_HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
 
-$(BUILD)/obj/bench/gpu/drvbench.o $(BUILD)/obj/bench/gpu/loopclient.o: bench/bench.h
+# drvbench: the run and its rows, and one file per family of groups
+# (bench/gpu/drvbench/drvbench.h lists them).
+DRVBENCH_SRCS	:= $(addprefix bench/gpu/drvbench/,drvbench.c rows.c start.c \
+		   modload.c roundtrip.c launch.c copy.c alloc.c)
+DRVBENCH_OBJS	:= $(DRVBENCH_SRCS:%.c=$(BUILD)/obj/%.o)
 
-$(DRVBENCH) $(LOOPCLIENT) $(HOSTBW): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
+$(DRVBENCH_OBJS) $(BUILD)/obj/bench/gpu/loopclient.o: bench/bench.h
+
+$(DRVBENCH): $(DRVBENCH_OBJS) $(SHIM_LIB)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(DRVBENCH_OBJS) $(SHIM_LIB) -ldl -lm
+
+$(LOOPCLIENT) $(HOSTBW): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_LIB) -ldl -lm
 
 # Host code only (cuBLAS brings the kernels); sm_90 as the H200 is.
-$(BLASBENCH): bench/gpu/blasbench.cu
+$(BLASBENCH): bench/gpu/blasbench.cu bench/gpu/rowformat.h
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
 	$(Q)$(NVCC) -O2 -arch=sm_90 -cudart shared -Xcompiler -Wall,-Wextra,-Werror \

@@ -19,25 +19,15 @@
  * `error STEP: CUDA_ERROR_...` and exits 1.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cuda.h>
 
 #include "../bench.h"
-
-static const char *errname(CUresult r)
-{
-	const char *s = NULL;
-
-	if (cuGetErrorName(r, &s) != CUDA_SUCCESS || !s)
-		return "CUDA_ERROR_?";
-	return s;
-}
+#include "drvcommon.h"
 
 #define TRY(step, call)							\
 	do {								\
@@ -47,35 +37,6 @@ static const char *errname(CUresult r)
 			return 1;					\
 		}							\
 	} while (0)
-
-static void *read_file(const char *path)
-{
-	struct stat sb;
-	char *buf;
-	int fd = open(path, O_RDONLY);
-	size_t got = 0;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &sb) || !(buf = malloc((size_t)sb.st_size + 1))) {
-		close(fd);
-		return NULL;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t k = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd);
-	if (got != (size_t)sb.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[got] = 0;
-	return buf;
-}
 
 static CUstream st;
 static CUfunction fnop;

@@ -221,6 +221,17 @@ na_rows() {
 		shift 2
 	done
 }
+# part_na HEADER PART WHY NAME UNIT...: PART's program cannot run here:
+# says so (HEADER), and its rows are n/a through axon, and natively when
+# there is a native run.
+part_na() {
+	echo "$1"
+	part=$2 why=$3
+	shift 3
+	na_rows "$why" "$@" >"$tmp/$part.axon.txt"
+	[ "$native" = 1 ] && cp "$tmp/$part.axon.txt" "$tmp/$part.native.txt"
+	cat "$tmp/$part.axon.txt"
+}
 BLAS_ROWS="cublas_create ms sgemm_first ms sgemm_1024 TFLOP/s sgemm_4096 TFLOP/s sgemm_8192 TFLOP/s sgemm_64_rate call/s sgemm_64_sync us"
 TORCH_ROWS="torch_cuda_init ms torch_train_mlp step/s torch_train_cnn step/s torch_matmul_bf16 TFLOP/s torch_tiny_ops op/s"
 
@@ -280,11 +291,8 @@ if want blas; then
 		fi
 	fi
 	if [ -n "$blas_why" ]; then
-		echo "== blasbench: $blas_why"
 		# shellcheck disable=SC2086
-		na_rows "$blas_why" $BLAS_ROWS >"$tmp/blas.axon.txt"
-		[ "$native" = 1 ] && cp "$tmp/blas.axon.txt" "$tmp/blas.native.txt"
-		cat "$tmp/blas.axon.txt"
+		part_na "== blasbench: $blas_why" blas "$blas_why" $BLAS_ROWS
 	else
 		lim=${BLAS_TIMEOUT:-90}
 		if [ "$native" = 1 ]; then
@@ -312,11 +320,8 @@ fi
 : >"$tmp/torch.axon.txt"
 if want torch; then
 	if ! command -v "$py" >/dev/null 2>&1; then
-		echo "== torchbench: no $py"
 		# shellcheck disable=SC2086
-		na_rows "no $py on this machine" $TORCH_ROWS >"$tmp/torch.axon.txt"
-		[ "$native" = 1 ] && cp "$tmp/torch.axon.txt" "$tmp/torch.native.txt"
-		cat "$tmp/torch.axon.txt"
+		part_na "== torchbench: no $py" torch "no $py on this machine" $TORCH_ROWS
 	else
 		lim=${TORCH_TIMEOUT:-300}
 		# PyTorch's own libraries come by rpath; only libcuda.so.1 is ours
@@ -498,13 +503,14 @@ if want drv || want blas || want torch; then
 	cat "$tmp/drv.axon.txt" "$tmp/blas.axon.txt" "$tmp/torch.axon.txt" >"$tmp/axon.txt"
 	echo "== side by side: value = p50 (module-load repeat: mean; rates: at the p50 time), [p99]"
 	echo "   ratio = axon / native; 'better' says which direction is better for the row"
-	awk -v native="$native" -v backend="$backend" -f "$here/sidebyside.awk" "$tmp/native.txt" "$tmp/axon.txt"
+	awk -v native="$native" -v backend="$backend" -f "$here/rows.awk" -f "$here/sidebyside.awk" \
+		"$tmp/native.txt" "$tmp/axon.txt"
 	echo
 fi
 if want conc; then
 	echo "== concurrent clients: native (time-sliced), MPS, axon ($counts clients; $clen launches + sync per loop; $csecs s)"
 	echo "   rate = all clients' launches/s summed; loop = median client's p50 loop time [worst client's p99];"
 	echo "   fair = slowest client's launch rate / fastest client's"
-	awk -v backend="$backend" -f "$here/concurrent.awk" \
+	awk -v backend="$backend" -f "$here/rows.awk" -f "$here/concurrent.awk" \
 		"$tmp/conc.native.txt" "$tmp/conc.mps.txt" "$tmp/conc.axon.txt"
 fi

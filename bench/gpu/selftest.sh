@@ -72,7 +72,7 @@ torch_train_cnn n/a step/s # child exited with status -11; Segmentation fault
 torch_matmul_bf16 781.0 TFLOP/s
 torch_tiny_ops 100000 op/s
 EOF
-awk -v native=1 -v backend=cuda -f "$here/sidebyside.awk" "$tmp/n.txt" "$tmp/a.txt" >"$tmp/sbs.txt"
+awk -v native=1 -v backend=cuda -f "$here/rows.awk" -f "$here/sidebyside.awk" "$tmp/n.txt" "$tmp/a.txt" >"$tmp/sbs.txt"
 has "drv row unchanged" "$tmp/sbs.txt" '^launch_rate +launch/s higher +297712 \[278579\] +156344 \[154701\] +0\.53x worse +>= native +NOT met$'
 has "drv time row" "$tmp/sbs.txt" '^nullop_stream_sync +us +lower +1\.49 \[1\.91\] +0\.939 \[1\.29\] +0\.63x better +<= 1\.0 us +met$'
 has "TFLOP/s is higher-better, not met" "$tmp/sbs.txt" '^sgemm_1024 +TFLOP/s +higher +40\.00 \[38\.00\] +30\.00 \[29\.00\] +0\.75x worse +>= 97% native +NOT met$'
@@ -89,7 +89,7 @@ hasnt "p99/mean lines are no rows" "$tmp/sbs.txt" '^[a-z_0-9.]+\.(p99|mean) '
 
 # Empty native side (no GPU): by file name, not position.
 : >"$tmp/empty.txt"
-awk -v native=0 -v backend=sim -f "$here/sidebyside.awk" "$tmp/empty.txt" "$tmp/a.txt" >"$tmp/sbs2.txt"
+awk -v native=0 -v backend=sim -f "$here/rows.awk" -f "$here/sidebyside.awk" "$tmp/empty.txt" "$tmp/a.txt" >"$tmp/sbs2.txt"
 has "empty native file" "$tmp/sbs2.txt" '^sgemm_4096 +TFLOP/s +higher +- +49\.00 +- +>= 97% native +n/a: no native figure$'
 
 # ---- concurrent.awk ----------------------------------------------------------
@@ -123,7 +123,7 @@ conc8_loop 5200 us
 conc8_loop.p99 6000 us
 conc8_fair 0.900 min/max
 EOF
-awk -v backend=cuda -f "$here/concurrent.awk" "$tmp/cn.txt" "$tmp/cm.txt" "$tmp/ca.txt" >"$tmp/conc.txt"
+awk -v backend=cuda -f "$here/rows.awk" -f "$here/concurrent.awk" "$tmp/cn.txt" "$tmp/cm.txt" "$tmp/ca.txt" >"$tmp/conc.txt"
 has "conc rate row" "$tmp/conc.txt" '^conc1_rate +launch/s +higher +30000 +n/a +15000 +0\.50x +-$'
 has "conc loop row" "$tmp/conc.txt" '^conc8_loop +us +lower +13000 \[25000\] +n/a +5200 \[6000\] +0\.40x +-$'
 has "conc fair row" "$tmp/conc.txt" '^conc8_fair +min/max +higher +0\.500 +n/a +0\.900 +1\.80x +-$'

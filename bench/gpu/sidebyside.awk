@@ -2,31 +2,15 @@
 # Native and axon outputs of the bench programs side by side, with ratios and
 # issue 4's targets (bench/gpu/run.sh runs it).
 #
-#   awk -v native=0|1 -v backend=NAME -f sidebyside.awk NATIVE.txt AXON.txt
+#   awk -v native=0|1 -v backend=NAME -f rows.awk -f sidebyside.awk NATIVE.txt AXON.txt
 #
 # Inputs are drvbench's format (blasbench and torchbench print the same):
 # `name value unit`, `name.p99 value unit`, `name.mean value unit`,
 # `name n/a unit # reason`; lines starting with '#' are skipped. The first
 # file is the native side, the second axon's (by name, so that either may
-# be empty). Rows appear in the order they first appear.
-function strip(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
-function reason(line,   k) { k = index(line, "#"); return k ? strip(substr(line, k + 1)) : "" }
-FNR == 1 { side = (FILENAME == ARGV[1]) ? "n" : "a" }
-/^#/ || NF < 3 { next }
-{
-	name = $1; val = $2; unit = $3
-	if (name ~ /\.p99$/) { base = substr(name, 1, length(name) - 4); p99[side, base] = val; next }
-	if (name ~ /\.mean$/) next
-	if (!(name in seen)) { seen[name] = 1; order[++nrow] = name; units[name] = unit }
-	v[side, name] = val
-	if (val == "n/a") why[side, name] = reason($0)
-}
-function cell(s, n) {
-	if (!((s, n) in v)) return "-"
-	if (v[s, n] == "n/a") return "n/a"
-	return ((s, n) in p99) ? v[s, n] " [" p99[s, n] "]" : v[s, n]
-}
-function num(s, n) { return ((s, n) in v) && v[s, n] != "n/a" ? v[s, n] + 0 : "" }
+# be empty). Rows appear in the order they first appear. rows.awk reads
+# them.
+function side_of(f) { return f == ARGV[1] ? "n" : "a" }
 # Rates: higher is better; everything else is a time.
 function higher(u) {
 	return u == "GB/s" || u == "launch/s" || u == "TFLOP/s" || u == "call/s" ||
@@ -72,10 +56,9 @@ END {
 	for (i = 1; i <= nrow; i++) {
 		n = order[i]; u = units[n]; hi = higher(u)
 		a = num("a", n); nv = num("n", n)
-		ratio = "-"; cmp = ""
+		ratio = ratio_of(a, nv); cmp = ""
 		if (a != "" && nv != "" && nv > 0) {
 			r = a / nv
-			ratio = sprintf(r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : r >= 0.01 ? "%.2fx" : "%.4fx", r)
 			if (r > 0.97 && r < 1.03) cmp = "same"
 			else if ((r < 1) == !hi) cmp = "better"
 			else cmp = "worse"

@@ -405,6 +405,14 @@ static void test_trace(void)
 	st.bytes = true;
 	top_trace_line(&st, &e, buf, sizeof(buf));
 	CHECK(strstr(buf, "len=3145728)"), "raw: %s", buf);
+	/* The data-area offset is the source up, the destination down. */
+	e.opcode = AXON_OP_MEMCPY_DTOH;
+	top_trace_line(&st, &e, buf, sizeof(buf));
+	CHECK(strstr(buf, "MEMCPY_DTOH(dst=data+0x1000, src=0x40, len=3145728)"), "dtoh: %s",
+	      buf);
+	e.opcode = AXON_OP_MEMCPY_DTOD;
+	top_trace_line(&st, &e, buf, sizeof(buf));
+	CHECK(strstr(buf, "MEMCPY_DTOD(dst=0x1000, src=0x40, len=3145728)"), "dtod: %s", buf);
 
 	memset(&q, 0, sizeof(q));
 	q.memset.dst = 0x2000;

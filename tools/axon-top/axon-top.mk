@@ -16,7 +16,9 @@ AXON_TOP_CORE	:= tools/common/json.c tools/axon-top/model.c \
 		   tools/axon-top/columns.c tools/axon-top/source.c \
 		   tools/axon-top/source-axond.c tools/axon-top/source-proc.c \
 		   tools/axon-top/batch.c tools/axon-top/trace.c
-AXON_TOP_SRCS	:= $(AXON_TOP_CORE) tools/axon-top/ui.c tools/axon-top/main.c
+# The interactive screen (curses): the loop, drawing, keys, the trace view.
+AXON_TOP_UI	:= $(addprefix tools/axon-top/,ui.c ui-draw.c ui-input.c ui-trace.c)
+AXON_TOP_SRCS	:= $(AXON_TOP_CORE) $(AXON_TOP_UI) tools/axon-top/main.c
 AXON_TOP_OBJS	:= $(AXON_TOP_SRCS:%.c=$(BUILD)/obj/%.o)
 # Everything but the UI and main(), for the unit tests.
 AXON_TOP_CORE_OBJS := $(AXON_TOP_CORE:%.c=$(BUILD)/obj/%.o) \
@@ -26,7 +28,7 @@ AXON_TOP_CURSES_CFLAGS	:= $(shell pkg-config --cflags ncursesw 2>/dev/null)
 AXON_TOP_CURSES_LIBS	:= $(or $(shell pkg-config --libs ncursesw 2>/dev/null),-lncursesw)
 
 $(AXON_TOP_OBJS): CFLAGS += -I$(CURDIR)/libcuda-shim -I$(CURDIR)/tools/common
-$(BUILD)/obj/tools/axon-top/ui.o: CFLAGS += $(AXON_TOP_CURSES_CFLAGS)
+$(AXON_TOP_UI:%.c=$(BUILD)/obj/%.o): CFLAGS += $(AXON_TOP_CURSES_CFLAGS)
 
 $(AXON_TOP): $(AXON_TOP_OBJS) $(BUILD)/obj/gen/shim_errors.o $(LIBAXON_A)
 	@mkdir -p $(dir $@)

@@ -21,12 +21,7 @@
 
 static void mem_text(uint64_t v, const struct top_opts *o, char *buf, size_t len)
 {
-	if (v == TOP_UNKNOWN)
-		snprintf(buf, len, "?");
-	else if (o->bytes)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		top_human_bytes(v, buf, len);
+	top_bytes_text(v, o, "?", buf, len);
 }
 
 static void rate_text(const struct top_snapshot *s, double v, char *buf, size_t len)

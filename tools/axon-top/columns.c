@@ -135,6 +135,17 @@ void top_human_bytes(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, d < 99.95 ? "%.1f%c" : "%.0f%c", d, units[u]);
 }
 
+void top_bytes_text(uint64_t v, const struct top_opts *o, const char *unknown, char *buf,
+		    size_t len)
+{
+	if (v == TOP_UNKNOWN)
+		snprintf(buf, len, "%s", unknown);
+	else if (o->bytes)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		top_human_bytes(v, buf, len);
+}
+
 void top_human_count(double v, char *buf, size_t len)
 {
 	static const char units[] = "kMGTPE";
@@ -185,12 +196,7 @@ void top_duration(double secs, char *buf, size_t len)
 
 static void bytes_cell(uint64_t v, const struct top_opts *o, char *buf, size_t len)
 {
-	if (v == TOP_UNKNOWN)
-		snprintf(buf, len, "-");
-	else if (o->bytes)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		top_human_bytes(v, buf, len);
+	top_bytes_text(v, o, "-", buf, len);
 }
 
 static uint64_t rate_bytes(double v)

@@ -80,6 +80,10 @@ void top_sort(struct top_snapshot *s, const struct top_opts *o);
 bool top_visible(const struct top_client *c, const struct top_opts *o);
 
 void top_human_bytes(uint64_t v, char *buf, size_t len);
+/* v as a byte count under --bytes, else as top_human_bytes; the text
+ * unknown where v is TOP_UNKNOWN. */
+void top_bytes_text(uint64_t v, const struct top_opts *o, const char *unknown, char *buf,
+		    size_t len);
 void top_human_count(double v, char *buf, size_t len);
 void top_duration(double secs, char *buf, size_t len);
 

@@ -114,19 +114,15 @@ static void args_text(const struct axon_trace_event *e, bool raw, char *buf, siz
 		snprintf(buf, len, "dev=%llu", (unsigned long long)q.obj.arg0);
 		break;
 	case AXON_OP_MEMCPY_HTOD:
-		size_arg(q.copy.len, raw, sz, sizeof(sz));
-		snprintf(buf, len, "dst=0x%llx, src=data+0x%llx, len=%s",
-			 (unsigned long long)q.copy.dst, (unsigned long long)q.copy.src, sz);
-		break;
 	case AXON_OP_MEMCPY_DTOH:
-		size_arg(q.copy.len, raw, sz, sizeof(sz));
-		snprintf(buf, len, "dst=data+0x%llx, src=0x%llx, len=%s",
-			 (unsigned long long)q.copy.dst, (unsigned long long)q.copy.src, sz);
-		break;
 	case AXON_OP_MEMCPY_DTOD:
+		/* The host side of a copy is an offset in the data area. */
 		size_arg(q.copy.len, raw, sz, sizeof(sz));
-		snprintf(buf, len, "dst=0x%llx, src=0x%llx, len=%s",
-			 (unsigned long long)q.copy.dst, (unsigned long long)q.copy.src, sz);
+		snprintf(buf, len, "dst=%s0x%llx, src=%s0x%llx, len=%s",
+			 e->opcode == AXON_OP_MEMCPY_DTOH ? "data+" : "",
+			 (unsigned long long)q.copy.dst,
+			 e->opcode == AXON_OP_MEMCPY_HTOD ? "data+" : "",
+			 (unsigned long long)q.copy.src, sz);
 		break;
 	case AXON_OP_MEMSET:
 		/* value and element size are in the fifth word, not traced */

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * limit.c - cgroups' device-memory limits in the kernel module: limit set,
+ * limit get, limits.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "axonctl.h"
+
+int cmd_limit_set(struct ctl *ctl, int argc, char **argv)
+{
+	const char *use = "set CGROUP BYTES|none";
+	char err[512], a[32];
+	struct kargs ka;
+	struct axon_nl *nl;
+	uint64_t limit;
+	int ret;
+
+	ret = kparse(ctl, "limit", use, 0, 2, 2, argc, argv, &ka);
+	if (ret)
+		return ret;
+	if (parse_size(ka.pos[1], &limit)) {
+		errmsg("limit set: '%s' is not a size (BYTES with an optional K, M, G or T "
+		       "suffix, or none)", ka.pos[1]);
+		return 2;
+	}
+	nl = kopen(err, sizeof(err), &ret);
+	if (!nl)
+		return 1;
+	ret = axon_nl_limit_set(nl, cgroup_arg(ka.pos[0]), limit);
+	axon_nl_close(nl);
+	if (ret) {
+		errmsg("%s", err);
+		return 1;
+	}
+	if (limit == AXON_LIMIT_NONE)
+		printf("%s: no device-memory limit\n", cgroup_arg(ka.pos[0]));
+	else
+		printf("%s: device-memory limit %s\n", cgroup_arg(ka.pos[0]),
+		       fmt_size(ctl, limit, a, sizeof(a)));
+	return 0;
+}
+
+int cmd_limit_get(struct ctl *ctl, int argc, char **argv)
+{
+	char err[512], a[32], b[32], c[32];
+	uint64_t limit, usage, peak, failcnt;
+	struct axon_nl *nl;
+	struct kargs ka;
+	int ret;
+
+	ret = kparse(ctl, "limit", "get CGROUP [--bytes]", 0, 1, 1, argc, argv, &ka);
+	if (ret)
+		return ret;
+	nl = kopen(err, sizeof(err), &ret);
+	if (!nl)
+		return 1;
+	ret = axon_nl_limit_get(nl, cgroup_arg(ka.pos[0]), &limit, &usage, &peak, &failcnt);
+	axon_nl_close(nl);
+	if (ret) {
+		errmsg("%s", err);
+		return 1;
+	}
+	printf("cgroup:  %s\n", cgroup_arg(ka.pos[0]));
+	printf("limit:   %s\n", fmt_limit(ctl, limit, a, sizeof(a)));
+	printf("usage:   %s\n", fmt_size(ctl, usage, b, sizeof(b)));
+	printf("peak:    %s\n", fmt_size(ctl, peak, c, sizeof(c)));
+	printf("failcnt: %" PRIu64 "\n", failcnt);
+	return 0;
+}
+
+static int print_limit(const struct axon_klimit *l, void *arg)
+{
+	const struct ctl *ctl = arg;
+	char a[32], b[32], c[32];
+
+	printf("%-32s %12s %12s %12s %8" PRIu64 "\n", l->cgroup_path,
+	       fmt_size(ctl, l->usage, a, sizeof(a)), fmt_limit(ctl, l->limit, b, sizeof(b)),
+	       fmt_size(ctl, l->peak, c, sizeof(c)), l->failcnt);
+	return 0;
+}
+
+int cmd_limits(struct ctl *ctl, int argc, char **argv)
+{
+	struct axon_nl *nl;
+	struct kargs ka;
+	char err[512];
+	int ret;
+
+	ret = kparse(ctl, "limits", "[--bytes]", 0, 0, 0, argc, argv, &ka);
+	if (ret)
+		return ret;
+	nl = kopen(err, sizeof(err), &ret);
+	if (!nl)
+		return 1;
+	printf("%-32s %12s %12s %12s %8s\n", "CGROUP", "USAGE", "LIMIT", "PEAK", "FAILCNT");
+	ret = axon_nl_limits(nl, print_limit, ctl);
+	axon_nl_close(nl);
+	if (ret) {
+		errmsg("%s", err);
+		return 1;
+	}
+	return 0;
+}
