@@ -185,9 +185,3 @@ void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s)
 		log_err("client %llu: out of memory ordering a destroyed stream's work",
 			(unsigned long long)c->id);
 }
-
-void legacy_stream_fini(struct axond *d, struct stream *s)
-{
-	if (d->backend->event_fini)
-		d->backend->event_fini(d, &s->order_ev);
-}

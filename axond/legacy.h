@@ -32,7 +32,13 @@ static inline int legacy_order(struct op_ctx *o, struct work *w)
 /* A stream destroyed by the client: the legacy stream's later work still
  * waits for its work (queued before the stream's release). */
 void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s);
-/* Frees the backend state of s's order event (s is being freed). */
-void legacy_stream_fini(struct axond *d, struct stream *s);
+/* Frees the backend state of s's order event (s is being freed). Inline:
+ * the client's teardown (client.c) calls it, and client.c must not call
+ * into legacy.c, which calls work.c, which calls client.c. */
+static inline void legacy_stream_fini(struct axond *d, struct stream *s)
+{
+	if (d->backend->event_fini)
+		d->backend->event_fini(d, &s->order_ev);
+}
 
 #endif
