@@ -39,7 +39,7 @@ $(LIBAXON_SO): $(LIBAXON_OBJS) $(LIBAXON_NL_OBJS) lib/libaxon.map
 
 ALL_TARGETS += $(LIBAXON_A) $(LIBAXON_NL_A) $(LIBAXON_SO)
 
-# make install: the headers a program built
+# make install (and the install-headers test): the headers a program built
 # against axon includes, under $(PREFIX)/include: the kernel interface and
 # its region layout in linux/, the daemon protocol, the generated op
 # headers and libaxon's in axon/.
