@@ -44,7 +44,7 @@ START_TEST(test_constants)
 	memcpy(&m, magic, 4);
 	ck_assert_uint_eq(AXON_MAGIC, 0x4e4f5841U);
 	ck_assert_uint_eq(AXON_MAGIC, m);	/* little-endian "AXON" */
-	ck_assert_uint_eq(AXON_ABI_MAJOR, 1);
+	ck_assert_uint_eq(AXON_ABI_MAJOR, 2);
 	ck_assert_uint_eq(AXON_SQE_SIZE, 64);
 	ck_assert_uint_eq(AXON_CQE_SIZE, 32);
 	ck_assert_uint_eq(AXON_INFO_SIZE, 22376);
@@ -416,7 +416,7 @@ START_TEST(test_ioctls)
 	};
 	size_t i, j;
 
-	ck_assert_uint_eq(AXON_IOC_MAGIC, 0xAE);
+	ck_assert_uint_eq(AXON_IOC_MAGIC, 0xA6);
 	for (i = 0; i < sizeof(nr) / sizeof(nr[0]); i++) {
 		ck_assert_uint_eq(_IOC_TYPE(nr[i]), AXON_IOC_MAGIC);
 		for (j = i + 1; j < sizeof(nr) / sizeof(nr[0]); j++)

@@ -36,7 +36,7 @@
 #include <linux/ioctl.h>
 
 /* The version of both halves, this header and <axon/protocol.h>. */
-#define AXON_ABI_MAJOR		1	/* incompatible changes */
+#define AXON_ABI_MAJOR		2	/* incompatible changes */
 #define AXON_ABI_MINOR		0	/* compatible additions */
 
 #define AXON_DEVICE_PATH	"/dev/axon"
@@ -442,7 +442,14 @@ struct axon_event {
 	char comm[16];
 };
 
-#define AXON_IOC_MAGIC		0xAE
+/*
+ * The ioctl type, 0xA6, numbers 0x00-0x1F: a block free in the kernel's
+ * registry (Documentation/userspace-api/ioctl/ioctl-number.rst, from 6.1 to
+ * the current tree), with room for 32 commands, as the registry asks of a
+ * new driver. Before ABI 2.0 these were 0xAE 0x00-0x16, inside KVM's
+ * 0xAE 0x00-0x1F. Client commands are 0x00-0x0F, the daemon's 0x10-0x1F.
+ */
+#define AXON_IOC_MAGIC		0xA6
 /* client */
 #define AXON_IOC_SETUP		_IOWR(AXON_IOC_MAGIC, 0x00, struct axon_params)
 #define AXON_IOC_ENTER		_IOW(AXON_IOC_MAGIC, 0x01, struct axon_enter)
