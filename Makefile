@@ -115,7 +115,6 @@ demo: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/axon \
-	  $(DESTDIR)$(PREFIX)/include/axon $(DESTDIR)$(PREFIX)/include/linux \
 	  $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)
 	install -m 0755 $(BUILD)/bin/axond $(DESTDIR)$(PREFIX)/bin/axond
 	install -m 0755 $(BUILD)/bin/axonctl $(DESTDIR)$(PREFIX)/bin/axonctl
@@ -126,8 +125,6 @@ install: all
 	install -m 0755 $(BUILD)/lib/libaxon.so.1 $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)/libaxon.so.1
 	ln -sf libaxon.so.1 $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)/libaxon.so
 	install -m 0644 $(BUILD)/lib/libaxon.a $(DESTDIR)$(PREFIX)/lib/$(shell gcc -print-multiarch)/libaxon.a
-	install -m 0644 lib/include/axon/*.h $(DESTDIR)$(PREFIX)/include/axon/
-	install -m 0644 uapi/linux/axon.h $(DESTDIR)$(PREFIX)/include/linux/axon.h
 
 clean:
 	rm -rf build $(CLEAN_FILES)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "clock.h"
 #include "handles.h"

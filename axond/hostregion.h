@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "work.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * handles.h - a table of generation-tagged handles (uapi/linux/axon.h:
+ * handles.h - a table of generation-tagged handles (uapi/axon/protocol.h:
  * bits 63..56 type, 55..32 generation, 31..0 slot index).
  *
  * Each slot holds an object pointer and a 32-bit tag equal to the upper half
@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "util.h"
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cuda.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 /* Largest cluster any device allows (non-portable sizes on sm_90). */
 #define AXON_MAX_CLUSTER_BLOCKS	16

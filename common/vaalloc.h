@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "avl.h"
 #include "pool.h"

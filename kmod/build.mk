@@ -13,6 +13,9 @@
 KMOD_DIR	:= $(BUILD)/kmod
 KMOD_KO		:= $(KMOD_DIR)/axon.ko
 KMOD_SRC	:= $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild
+# The uapi headers the module includes, and only these (the daemon protocol,
+# uapi/axon/protocol.h, is userspace's).
+KMOD_UAPI	:= uapi/linux/axon.h uapi/linux/axon-layout.h
 KDIR		?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		     $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 
@@ -51,7 +54,7 @@ $(LSRC_STAMP):
 .PHONY: kmod kmod-skip kmod-lint
 ifneq ($(KDIR),)
 ifneq ($(wildcard $(KDIR)/Makefile),)
-$(KMOD_KO): $(KMOD_SRC) uapi/linux/axon.h uapi/linux/axon-layout.h
+$(KMOD_KO): $(KMOD_SRC) $(KMOD_UAPI)
 	@[ "$(V)" = 1 ] || echo "  KBUILD  $@ ($(KDIR))"
 	$(call kmod_build,$(KMOD_DIR),$(KDIR))
 kmod: $(KMOD_KO)
@@ -72,9 +75,9 @@ endif
 # checkpatch --strict and sparse must both be silent.
 KMOD_SPARSE_DIR := $(BUILD)/kmod-sparse
 kmod-lint: $(LSRC_STAMP)
-	@echo "  CHKPATCH kmod/*.c kmod/*.h uapi/linux/axon-layout.h"
+	@echo "  CHKPATCH kmod/*.c kmod/*.h $(KMOD_UAPI)"
 	$(Q)perl $(LSRC_DIR)/scripts/checkpatch.pl --strict --no-tree -f --terse \
-		--show-types kmod/*.c kmod/*.h uapi/linux/axon-layout.h \
+		--show-types kmod/*.c kmod/*.h $(KMOD_UAPI) \
 		> $(BUILD)/checkpatch.log 2>&1; \
 	  if grep -qv '^total: 0 errors, 0 warnings, 0 checks' $(BUILD)/checkpatch.log; then \
 	    cat $(BUILD)/checkpatch.log; exit 1; fi

@@ -100,8 +100,6 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 
 	BUILD_BUG_ON(sizeof(struct axon_client_page) > PAGE_SIZE);
 	BUILD_BUG_ON(sizeof(struct axon_daemon_page) > PAGE_SIZE);
-	BUILD_BUG_ON(sizeof(struct axon_sqe) != AXON_SQE_SIZE);
-	BUILD_BUG_ON(sizeof(struct axon_cqe) != AXON_CQE_SIZE);
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
@@ -264,8 +262,7 @@ int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 }
 
 /* The global info page the daemon publishes; kept across daemon restarts. */
-static struct page *axon_info_pages[DIV_ROUND_UP(sizeof(struct axon_info),
-						 PAGE_SIZE)];
+static struct page *axon_info_pages[DIV_ROUND_UP(AXON_INFO_SIZE, PAGE_SIZE)];
 
 int axon_info_init(void)
 {

@@ -1,7 +1,7 @@
 # libaxon: the raw ring API (shared and static).
 
 # The op headers generated from uapi/axon-ops.def, which libaxon.h and
-# linux/axon.h include.
+# axon/protocol.h include.
 include uapi/build.mk
 
 LIBAXON_SRCS := lib/setup.c lib/unix.c lib/kmod.c lib/queue.c lib/opnames.c
@@ -38,3 +38,17 @@ $(LIBAXON_SO): $(LIBAXON_OBJS) $(LIBAXON_NL_OBJS) lib/libaxon.map
 	$(Q)ln -sf libaxon.so.1 $@
 
 ALL_TARGETS += $(LIBAXON_A) $(LIBAXON_NL_A) $(LIBAXON_SO)
+
+# make install (and the install-headers test): the headers a program built
+# against axon includes, under $(PREFIX)/include: the kernel interface and
+# its region layout in linux/, the daemon protocol, the generated op
+# headers and libaxon's in axon/.
+.PHONY: install-headers
+install: install-headers
+install-headers: $(AXON_OPS_GEN)
+	install -d $(DESTDIR)$(PREFIX)/include/axon $(DESTDIR)$(PREFIX)/include/linux
+	install -m 0644 uapi/linux/axon.h uapi/linux/axon-layout.h \
+	  $(DESTDIR)$(PREFIX)/include/linux/
+	install -m 0644 uapi/axon/protocol.h $(BUILD)/gen/axon/ops.h \
+	  $(BUILD)/gen/axon/prep.h lib/include/axon/libaxon.h \
+	  $(DESTDIR)$(PREFIX)/include/axon/

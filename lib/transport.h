@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 struct axon_ring;
 

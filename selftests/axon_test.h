@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #define AXON_DEV	"/dev/axon"
 #define NSEC_PER_SEC	1000000000ULL

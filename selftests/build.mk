@@ -17,13 +17,13 @@ ST_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Werror -Wno-misleading-indentation -D_GNU_
 ST_NL_CFLAGS	:= $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 ST_NL_LIBS	:= $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 
-$(ST_DIR)/helpers.o: selftests/helpers.c selftests/axon_test.h uapi/linux/axon.h
+$(ST_DIR)/helpers.o: selftests/helpers.c selftests/axon_test.h uapi/linux/axon.h uapi/axon/protocol.h
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ST_CFLAGS) -c -o $@ $<
 
 $(ST_DIR)/%: selftests/%.c $(ST_DIR)/helpers.o selftests/axon_test.h \
-		uapi/linux/axon.h $(LSRC_STAMP)
+		uapi/linux/axon.h uapi/axon/protocol.h $(LSRC_STAMP)
 	@[ "$(V)" = 1 ] || echo "  CCLD    $@"
 	$(Q)$(CC) $(ST_CFLAGS) $(ST_NL_CFLAGS) -o $@ $< $(ST_DIR)/helpers.o \
 		$(if $(filter netlink_test,$*),$(ST_NL_LIBS))

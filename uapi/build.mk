@@ -1,9 +1,9 @@
 # The op description (uapi/axon-ops.def) and what is generated from it into
 # $(BUILD)/gen at build time (uapi/gen_axon_ops.py; nothing generated is
 # committed):
-#   linux/axon_ops.h   the opcodes and each op's named SQE fields; included by
-#                      uapi/linux/axon.h outside the kernel, installed next
-#                      to it
+#   axon/ops.h         the opcodes and each op's named SQE fields; included by
+#                      uapi/axon/protocol.h (the daemon protocol, not a
+#                      kernel header), installed next to it
 #   axon/prep.h        axon_prep_<op>() for every op; included by
 #                      <axon/libaxon.h>, installed next to it
 #   axon_ops_table.h   the op list behind libaxon's op names and axond's op
@@ -19,17 +19,17 @@
 
 AXON_OPS_DEF	:= uapi/axon-ops.def
 AXON_OPS_GEN_PY	:= uapi/gen_axon_ops.py
-AXON_OPS_GEN	:= $(BUILD)/gen/linux/axon_ops.h $(BUILD)/gen/axon/prep.h \
+AXON_OPS_GEN	:= $(BUILD)/gen/axon/ops.h $(BUILD)/gen/axon/prep.h \
 		   $(BUILD)/gen/axon_ops_table.h
 AXON_OPS_MK	:= $(BUILD)/gen/axon_ops.mk
 
 # One run writes the three headers (grouped target, GNU make >= 4.3).
 $(AXON_OPS_GEN) &: $(AXON_OPS_DEF) $(AXON_OPS_GEN_PY)
 	@mkdir -p $(BUILD)/gen
-	@[ "$(V)" = 1 ] || echo "  GEN     $(BUILD)/gen/{linux/axon_ops.h,axon/prep.h,axon_ops_table.h}"
+	@[ "$(V)" = 1 ] || echo "  GEN     $(BUILD)/gen/{axon/ops.h,axon/prep.h,axon_ops_table.h}"
 	$(Q)$(PYTHON) $(AXON_OPS_GEN_PY) --def $(AXON_OPS_DEF) --out $(BUILD)/gen
 
-# Every C file may include linux/axon.h, whatever rule compiles it (the
+# Every C file may include axon/protocol.h, whatever rule compiles it (the
 # objects' pattern rule, the shim's generated sources, the fuzzers, the
 # selftests), so the headers must exist before any of them runs: they are
 # what an included makefile depends on, and make brings an included makefile
@@ -52,11 +52,3 @@ $(AXON_OPS_DOC_TEST): uapi/op-description-test.sh
 
 TEST_PROGS	+= $(AXON_OPS_DOC_TEST)
 CLEAN_FILES	+= $(AXON_OPS_GEN) $(AXON_OPS_MK)
-
-# make install: the generated headers next to the ones they belong to.
-.PHONY: install-op-headers
-install: install-op-headers
-install-op-headers: all
-	install -d $(DESTDIR)$(PREFIX)/include/axon $(DESTDIR)$(PREFIX)/include/linux
-	install -m 0644 $(BUILD)/gen/axon/prep.h $(DESTDIR)$(PREFIX)/include/axon/prep.h
-	install -m 0644 $(BUILD)/gen/linux/axon_ops.h $(DESTDIR)$(PREFIX)/include/linux/axon_ops.h

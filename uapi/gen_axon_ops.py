@@ -3,7 +3,7 @@
 """Generate the op tables of axon from uapi/axon-ops.def.
 
   gen_axon_ops.py --def uapi/axon-ops.def --out DIR
-      writes DIR/linux/axon_ops.h, DIR/axon/prep.h, DIR/axon_ops_table.h
+      writes DIR/axon/ops.h, DIR/axon/prep.h, DIR/axon_ops_table.h
   gen_axon_ops.py --def uapi/axon-ops.def --doc Documentation/abi.md
       rewrites the opcode table between the markers in the document
   gen_axon_ops.py --def uapi/axon-ops.def --check-doc Documentation/abi.md
@@ -268,7 +268,7 @@ def gen_uapi(ops):
     o.append("/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */")
     o.append("/*")
     o.append(" * axon's operations: the opcodes and each one's named fields in the")
-    o.append(" * union of struct axon_sqe (linux/axon.h includes this header).")
+    o.append(" * union of struct axon_sqe (axon/protocol.h includes this header).")
     o.append(" *")
     o.append(" * " + HEADER_NOTE)
     o.append(" *")
@@ -277,8 +277,8 @@ def gen_uapi(ops):
     o.append(" * axond refuses the SQE otherwise. A resv* field must be 0 too.")
     o.append(" * Documentation/abi.md, section 6, says what each op checks.")
     o.append(" */")
-    o.append("#ifndef _UAPI_LINUX_AXON_OPS_H")
-    o.append("#define _UAPI_LINUX_AXON_OPS_H")
+    o.append("#ifndef _UAPI_AXON_OPS_H")
+    o.append("#define _UAPI_AXON_OPS_H")
     o.append("")
     o.append("#include <linux/types.h>")
     o.append("")
@@ -310,7 +310,7 @@ def gen_uapi(ops):
         tail = " \\" if i < len(members) - 1 else ""
         o.append("\tstruct axon_sqe_%s %s;%s" % (op.member, op.member, tail))
     o.append("")
-    o.append("#endif /* _UAPI_LINUX_AXON_OPS_H */")
+    o.append("#endif /* _UAPI_AXON_OPS_H */")
     return "\n".join(o) + "\n"
 
 
@@ -331,7 +331,7 @@ def gen_prep(ops):
     o.append("")
     o.append("#include <stdint.h>")
     o.append("#include <string.h>")
-    o.append("#include <linux/axon.h>")
+    o.append("#include <axon/protocol.h>")
     o.append("")
     for op in by_number(ops):
         params = ["struct axon_sqe *sqe"]
@@ -405,7 +405,7 @@ def gen_table(ops):
     o.append("#define AXON_OPS_TABLE_H")
     o.append("")
     o.append("#include <stddef.h>")
-    o.append("#include <linux/axon.h>")
+    o.append("#include <axon/protocol.h>")
     o.append("")
     o.append("#define AXON_OPS_COUNT %d" % len(ops))
     o.append("")
@@ -501,7 +501,7 @@ def main():
     try:
         ops = parse(a.defs)
         if a.out:
-            write_file(os.path.join(a.out, "linux", "axon_ops.h"), gen_uapi(ops))
+            write_file(os.path.join(a.out, "axon", "ops.h"), gen_uapi(ops))
             write_file(os.path.join(a.out, "axon", "prep.h"), gen_prep(ops))
             write_file(os.path.join(a.out, "axon_ops_table.h"), gen_table(ops))
         if a.doc:

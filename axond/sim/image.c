@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "fatbin.h"
 #include "cubin.h"

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 void sim_fill_info(struct axon_info *info, uint64_t mem);
 

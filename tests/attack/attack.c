@@ -15,7 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <linux/axon.h>
+#include <axon/protocol.h>
 #include "attack.h"
 
 int a_connect_raw(const struct h_daemon *d)

@@ -105,7 +105,7 @@ START_TEST(test_stats)
 
 	connect_client();
 	ck_assert_int_eq(axonctl("stats", NULL), 0);
-	ck_assert_msg(strstr(out, "axond 1.0") && strstr(out, "backend sim"),
+	ck_assert_msg(strstr(out, "axond 2.0") && strstr(out, "backend sim"),
 		      "no daemon line");
 	ck_assert_msg(strstr(out, "axon sim device"), "no device line");
 	ck_assert_msg(strstr(out, "PID") && strstr(out, "P99"), "no table header");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * abi-layout: pins the axon ABI (uapi/linux/axon.h). Every struct's size and
+ * abi-layout: pins the axon ABI (uapi/linux/axon.h, the kernel interface,
+ * and uapi/axon/protocol.h, the daemon protocol). Every struct's size and
  * every field's offset is written out here by hand from the header's
  * documentation, together with the constants, the op numbers, the handle
  * and parameter macros and the ioctl numbers. A change to any of them is an
@@ -43,9 +44,10 @@ START_TEST(test_constants)
 	memcpy(&m, magic, 4);
 	ck_assert_uint_eq(AXON_MAGIC, 0x4e4f5841U);
 	ck_assert_uint_eq(AXON_MAGIC, m);	/* little-endian "AXON" */
-	ck_assert_uint_eq(AXON_ABI_MAJOR, 1);
+	ck_assert_uint_eq(AXON_ABI_MAJOR, 2);
 	ck_assert_uint_eq(AXON_SQE_SIZE, 64);
 	ck_assert_uint_eq(AXON_CQE_SIZE, 32);
+	ck_assert_uint_eq(AXON_INFO_SIZE, 22376);
 	ck_assert_uint_eq(AXON_PAGE_SIZE, 4096);
 	ck_assert_uint_eq(AXON_CACHELINE, 64);
 	ck_assert_uint_eq(AXON_MAX_SQ_ENTRIES, 4096);
@@ -70,7 +72,12 @@ START_TEST(test_constants)
 	ck_assert_uint_eq(AXON_FEAT_DEFERRED, 1);
 	ck_assert_uint_eq(AXON_FEAT_MINT, 2);
 	ck_assert_uint_eq(AXON_FEAT_FRONTIER, 4);
+	ck_assert_uint_eq(AXON_FEAT_HOSTMEM, 8);
 	ck_assert_uint_eq(AXON_FEAT_LAST, 4);
+	ck_assert_uint_eq(AXON_FEAT_DEFERRED, 1U << AXON_FEAT_DEFERRED_BIT);
+	ck_assert_uint_eq(AXON_FEAT_MINT, 1U << AXON_FEAT_MINT_BIT);
+	ck_assert_uint_eq(AXON_FEAT_FRONTIER, 1U << AXON_FEAT_FRONTIER_BIT);
+	ck_assert_uint_eq(AXON_FEAT_HOSTMEM, 1U << AXON_FEAT_HOSTMEM_BIT);
 	ck_assert_uint_eq(AXON_CLIENT_STATE_ACTIVE, 0);
 	ck_assert_uint_eq(AXON_CLIENT_STATE_DRAINING, 1);
 	ck_assert_uint_eq(AXON_CLIENT_STATE_DEAD, 2);
@@ -409,7 +416,7 @@ START_TEST(test_ioctls)
 	};
 	size_t i, j;
 
-	ck_assert_uint_eq(AXON_IOC_MAGIC, 0xAE);
+	ck_assert_uint_eq(AXON_IOC_MAGIC, 0xA6);
 	for (i = 0; i < sizeof(nr) / sizeof(nr[0]); i++) {
 		ck_assert_uint_eq(_IOC_TYPE(nr[i]), AXON_IOC_MAGIC);
 		for (j = i + 1; j < sizeof(nr) / sizeof(nr[0]); j++)
@@ -499,6 +506,10 @@ START_TEST(test_kmod_structs)
 	ck_assert_uint_eq(AXON_EV_EXISTING, 2);
 	ck_assert_uint_eq(AXON_EV_DOORBELL, 4);
 	ck_assert_uint_eq(AXON_EV_GONE, 8);
+	ck_assert_uint_eq(AXON_EV_OPEN, 1U << AXON_EV_OPEN_BIT);
+	ck_assert_uint_eq(AXON_EV_EXISTING, 1U << AXON_EV_EXISTING_BIT);
+	ck_assert_uint_eq(AXON_EV_DOORBELL, 1U << AXON_EV_DOORBELL_BIT);
+	ck_assert_uint_eq(AXON_EV_GONE, 1U << AXON_EV_GONE_BIT);
 	ck_assert_uint_eq(AXON_KSTATE_NEW, 0);
 	ck_assert_uint_eq(AXON_KSTATE_PENDING, 1);
 	ck_assert_uint_eq(AXON_KSTATE_ACTIVE, 2);

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "model.h"
 

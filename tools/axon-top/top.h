@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include <linux/axon.h>
+#include <axon/protocol.h>
 
 #include "model.h"
 #include "source.h"

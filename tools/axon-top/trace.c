@@ -10,7 +10,7 @@
  *
  * TIME_US is microseconds since the first record. Arguments come from the
  * four raw SQE words the daemon copies into each SUBMIT record, decoded per
- * operation with the SQE union of uapi/linux/axon.h (a memset's value and
+ * operation with the SQE union of uapi/axon/protocol.h (a memset's value and
  * element size, and a launch's shared memory, are in the fifth word, which
  * is not traced). Completions carry no arguments; #N (the SQE's user_data,
  * hex) pairs them with their submission.

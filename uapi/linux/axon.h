@@ -1,125 +1,64 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * axon: the one ABI between GPU clients, the axon daemon (axond) and the
- * /dev/axon kernel module.
+ * axon: the /dev/axon kernel module's interface.
  *
- * Protocol
- * --------
- * A client owns one shared region made of
+ * The module is the kernel transport between GPU clients and the axon
+ * daemon (axond): it allocates each client's shared region, maps its parts
+ * with the right permissions into the client and into the daemon, carries
+ * doorbells and wake-ups, charges device memory to cgroups and reports
+ * clients over generic netlink. It never interprets a submission or a
+ * completion: what the entries, the info page and the socket messages mean
+ * is the daemon protocol, <axon/protocol.h>, which includes this header.
+ *
+ * A client's shared region is made of
  *
  *   - a client page, written only by the client: SQ tail, CQ head, flags;
  *   - a daemon page, written only by the daemon: SQ head, CQ tail, flags,
- *     the client's latched error and its allocation credit;
- *   - the frontier: one __u64 per stream slot, the number of that stream's
- *     operations the device has finished (written by the daemon);
- *   - the submission queue (SQ): sq_entries 64-byte struct axon_sqe;
- *   - the completion queue (CQ): cq_entries 32-byte struct axon_cqe;
- *   - the data area: bulk payloads (copies, module images, kernel
- *     arguments), placed by the client, named by offset in an SQE.
+ *     the ring geometry, the client's state;
+ *   - the frontier: one __u64 per stream slot (AXON_MAX_FRONTIER);
+ *   - the submission queue (SQ): sq_entries entries of AXON_SQE_SIZE bytes;
+ *   - the completion queue (CQ): cq_entries entries of AXON_CQE_SIZE bytes;
+ *   - the data area: bulk payloads, placed by the client.
  *
- * Where each part lies is returned in struct axon_params at connect time, as
- * io_uring returns its ring offsets, so the layout can change without
- * breaking clients. The two header pages are separate so that each side can
- * map the other's page read-only (the kernel transport does).
- *
- * Both rings are single-producer single-consumer and power-of-two sized.
- * Indices are free-running __u32 counters; an entry lives at index & mask.
- * The producer writes entries, then publishes its index with a release
- * store; the consumer reads the index with an acquire load, reads entries,
- * then publishes its own index with a release store. Everything in the
- * region is untrusted by the daemon: it reads each SQE once into private
- * memory and validates the copy.
- *
- * Admission: the daemon takes an SQE only when the CQ has room for the
- * completion it may produce, so the CQ never overflows. An SQE with
- * AXON_SQE_F_DEFERRED produces no completion when it succeeds; its failure
- * is latched as the client's pending error and returned by the next
- * synchronising operation (as CUDA returns asynchronous errors).
- *
- * The info page is global and read-only for clients: devices, every
- * CUdevice_attribute value, names, UUIDs, memory sizes, versions. Queries
- * about devices are answered from it without crossing.
- *
- * Transports carry the same bytes:
- *   unix:PATH  SOCK_SEQPACKET; struct axon_hello / struct axon_welcome,
- *              then the region memfd, the info memfd and an eventfd
- *              doorbell in one SCM_RIGHTS message; identity from
- *              SO_PEERCRED.
- *   /dev/axon  the kernel allocates and maps the region (reserved below:
- *              ioctl numbers, mmap offsets, netlink names).
- *   tcp:H:P    reserved.
- *
- * Status codes in completions are CUDA driver API codes (CUresult); 0 is
- * success.
+ * Where each part lies is returned in struct axon_params by AXON_IOC_SETUP
+ * (axon_region_layout() in <linux/axon-layout.h> lays it out, for the
+ * module, axond and libaxon alike). Both rings are single-producer
+ * single-consumer and power-of-two sized; indices are free-running __u32
+ * counters, an entry lives at index & mask. The producer writes entries,
+ * then publishes its index with a release store; the consumer reads the
+ * index with an acquire load. The kernel reads the indices only to report
+ * them and to decide whether a sleeper has something to wake for.
  */
 #ifndef _UAPI_LINUX_AXON_H
 #define _UAPI_LINUX_AXON_H
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
-#ifndef __KERNEL__
-/*
- * enum axon_op and each op's named SQE fields, generated at build time from
- * uapi/axon-ops.def (installed next to this header). The kernel module only
- * carries SQEs and needs neither.
- */
-#include <linux/axon_ops.h>
-#endif
 
-#define AXON_MAGIC		0x4e4f5841U	/* "AXON" little-endian */
-#define AXON_ABI_MAJOR		1	/* incompatible changes */
+/* The version of both halves, this header and <axon/protocol.h>. */
+#define AXON_ABI_MAJOR		2	/* incompatible changes */
 #define AXON_ABI_MINOR		0	/* compatible additions */
 
-#define AXON_DEFAULT_SOCKET	"/run/axon/axond.sock"
 #define AXON_DEVICE_PATH	"/dev/axon"
 
+/*
+ * Sizes the kernel lays regions out with. The entries' and the info page's
+ * contents are the protocol's; <axon/protocol.h> checks its structs against
+ * these sizes at compile time.
+ */
 #define AXON_SQE_SIZE		64
 #define AXON_CQE_SIZE		32
+#define AXON_INFO_SIZE		22376	/* sizeof(struct axon_info) */
 #define AXON_PAGE_SIZE		4096
 #define AXON_MAX_SQ_ENTRIES	4096
 #define AXON_MAX_FRONTIER	2048	/* stream slots per client */
-#define AXON_MAX_DATA_SIZE	(1ULL << 30)
-#define AXON_MAX_DEVICES	16
-#define AXON_MAX_ATTRIBUTES	256	/* > CU_DEVICE_ATTRIBUTE_MAX */
-#define AXON_MAX_KERNEL_PARAMS	512
-#define AXON_MAX_ARGS_SIZE	32768	/* kernel parameter bytes (CUDA 12.1+) */
-
-/* ------------------------------------------------------------------------ */
-/* Handles                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/*
- * A handle names one object in the daemon's per-client table:
- * bits 63..56 type, 55..32 generation, 31..0 slot index. Type and
- * generation are never zero, so 0 is never a valid handle and a freed slot's
- * old handle (stale generation) or a handle of another type is detected.
- * Clients treat handles as opaque; the CUDA shim hands them out as
- * CUcontext, CUstream, CUevent, CUmodule and CUfunction values.
- */
-enum axon_handle_type {
-	AXON_HANDLE_NONE	= 0,
-	AXON_HANDLE_CTX		= 1,
-	AXON_HANDLE_STREAM	= 2,
-	AXON_HANDLE_EVENT	= 3,
-	AXON_HANDLE_MODULE	= 4,
-	AXON_HANDLE_FUNC	= 5,
-	AXON_HANDLE_GRAPH	= 6,	/* a captured graph (CUgraph) */
-	AXON_HANDLE_GRAPH_EXEC	= 7,	/* an instantiated graph (CUgraphExec) */
-	AXON_HANDLE_MEM		= 8,	/* physical memory (CUmemGenericAllocationHandle) */
-	AXON_HANDLE_TYPE_LAST
-};
-
-#define AXON_HANDLE_TYPE(h)	((__u32)((__u64)(h) >> 56))
-#define AXON_HANDLE_GEN(h)	((__u32)(((__u64)(h) >> 32) & 0xffffffU))
-#define AXON_HANDLE_INDEX(h)	((__u32)((__u64)(h) & 0xffffffffU))
-#define AXON_HANDLE_MAKE(type, gen, index)				\
-	(((__u64)(type) << 56) | (((__u64)(gen) & 0xffffffU) << 32) |	\
-	 (__u64)(__u32)(index))
+#define AXON_MAX_DATA_SIZE	0x40000000ULL	/* 1 GiB */
 
 /* ------------------------------------------------------------------------ */
 /* Shared region                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* The pages keep each side's hot indices a cache line apart. */
 #define AXON_CACHELINE		64
 
 /**
@@ -144,7 +83,7 @@ struct axon_client_page {
 };
 
 /* The client is (about to be) asleep waiting for cq_tail to move. */
-#define AXON_CQ_F_WAITING	(1U << 0)
+#define AXON_CQ_F_WAITING	0x1U
 
 /**
  * struct axon_daemon_page - written by the daemon, read by the client
@@ -183,22 +122,22 @@ struct axon_daemon_page {
 	__u32 state;
 	__u64 mint_credit;
 	__u32 devout_pending;
-	/* Set by a daemon that ends the connection (a device fault made it
-	 * restart): the CUresult the client should answer from then on. */
+	/*
+	 * Set by a daemon that ends the connection (a device fault made it
+	 * restart): the CUresult the client should answer from then on.
+	 */
 	__u32 gone_error;
 	__u32 resv2[6];
 };
 
-/* AXON_OP_DEVOUT_READ devout_read.which: which of the client's outputs */
-#define AXON_DEVOUT_STDOUT	0	/* a kernel's printf */
-#define AXON_DEVOUT_STDERR	1	/* the driver's messages (failed assert) */
-
 /* The daemon is asleep: a client that submitted must ring the doorbell. */
-#define AXON_SQ_F_NEED_WAKEUP	(1U << 0)
-/* The daemon disconnected the client or shut down in order; no further
+#define AXON_SQ_F_NEED_WAKEUP	0x1U
+/*
+ * The daemon disconnected the client or shut down in order; no further
  * completions will arrive. A daemon that crashed cannot say so: clients see
- * their socket close (libaxon's axon_daemon_alive). */
-#define AXON_SQ_F_DAEMON_GONE	(1U << 1)
+ * their socket close (libaxon's axon_daemon_alive).
+ */
+#define AXON_SQ_F_DAEMON_GONE	0x2U
 
 enum axon_client_state {
 	AXON_CLIENT_STATE_ACTIVE	= 0,
@@ -207,318 +146,14 @@ enum axon_client_state {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Submission and completion entries                                        */
-/* ------------------------------------------------------------------------ */
-
-/* SQE flags */
-enum {
-	AXON_SQE_DEFERRED_BIT,	/* no completion on success; errors latch */
-	AXON_SQE_FLAG_LAST
-};
-#define AXON_SQE_F_DEFERRED	(1U << AXON_SQE_DEFERRED_BIT)
-#define AXON_SQE_F_ALL		((1U << AXON_SQE_FLAG_LAST) - 1)
-
-/**
- * struct axon_sqe - one request, 64 bytes
- * @opcode:	AXON_OP_*
- * @flags:	AXON_SQE_F_*
- * @resv0:	must be zero
- * @resv1:	must be zero
- * @user_data:	returned unchanged in the completion
- * @stream:	stream handle for stream-ordered operations, else 0. The
- *		client resolves CUDA's NULL stream to its context's default
- *		stream handle before submitting.
- * The rest is a union of 40 bytes, five 64-bit words: one named member per
- * operation (sqe->mem_map.handle for AXON_OP_MEM_MAP; linux/axon_ops.h,
- * generated from uapi/axon-ops.def), written by libaxon's axon_prep_<op>().
- * Every word no field of the op occupies must be zero. The ABI 1.0 family
- * members (copy, mem, obj) name the same bytes for several ops at once and
- * stay as aliases; raw[] is the five words.
- */
-struct axon_sqe {
-	__u8	opcode;
-	__u8	flags;
-	__u16	resv0;
-	__u32	resv1;
-	__u64	user_data;
-	__u64	stream;
-	union {
-#ifdef AXON_SQE_OP_MEMBERS
-		AXON_SQE_OP_MEMBERS
-#endif
-		/* AXON_OP_MEMCPY_*: dst/src are device addresses or, for the
-		 * host side, a data-area offset; with AXON_COPY_F_HOSTMEM in
-		 * host_flags (HTOD, DTOH only) the host side is instead an
-		 * address in the client inside one of its shared host regions
-		 * (AXON_OP_HOSTMEM_REGISTER), which the daemon reads or writes
-		 * directly */
-		struct {
-			__u64 dst;
-			__u64 src;
-			__u64 len;
-			union {
-				struct {
-					__u64 host_flags;
-					__u64 resv1;	/* must be zero */
-				};
-				__u64 resv[2];	/* the ABI 1.0 name */
-			};
-		} copy;
-		/* AXON_OP_MEM_MAP / AXON_OP_MEM_UNMAP; resv[0..1] are
-		 * mem_map.handle and mem_map.offset */
-		struct {
-			__u64 ctx;
-			__u64 addr;
-			__u64 len;
-			__u64 resv[2];
-		} mem;
-		/* The object ops: an object handle, a payload in the data
-		 * area and up to three arguments. */
-		struct {
-			__u64 handle;
-			__u64 arg0;
-			__u64 arg1;
-			__u32 data_off;
-			__u32 data_len;
-			__u64 arg2;
-		} obj;
-		__u64 raw[5];
-	};
-};
-
-/*
- * AXON_OP_PRIVATE_CALL: private_call.ctx context, private_call.call
- * AXON_PRIV_*, private_call.arg the object (for AXON_PRIV_CTX_OBJ_QUERY: a
- * token CTX_OBJ gave this client); aux[0] the answer. Entry points of the
- * driver's private table 21318c60 that cuBLAS calls and whose meaning is
- * not known: the daemon makes the same call on the client's own context, so
- * the answer is the driver's, and hands out only tokens for the objects it
- * returns.
- */
-enum axon_priv_call {
-	AXON_PRIV_CTX_OBJ,		/* 21318c60 slot 51: (ctx, 0, &obj, 0) */
-	AXON_PRIV_CTX_OBJ_QUERY,	/* 21318c60 slot 39: (ctx, obj, &value) */
-	/* 1734dc26 slot 4: (&a, &b), two objects of the process (cuBLASLt's
-	 * half-precision heuristics); arg 0 -> aux[0] a token for the
-	 * pair. */
-	AXON_PRIV_LT_OBJS,
-	/* 1734dc26 slot 13: (a, b, x, y, &int value, 0); arg the pair's
-	 * token | x << 32 | y << 48, x and y below AXON_PRIV_LT_ARG_MAX ->
-	 * aux[0] the value. */
-	AXON_PRIV_LT_QUERY,
-};
-
-#define AXON_PRIV_LT_ARG_MAX	256
-
-/* AXON_OP_OCCUPANCY queries; the answer is aux[0]. */
-enum axon_occ_query {
-	AXON_OCC_MAX_ACTIVE_CLUSTERS,		/* cuOccupancyMaxActiveClusters */
-	AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE,	/* cuOccupancyMaxPotentialClusterSize */
-};
-
-/**
- * struct axon_cqe - one completion, 32 bytes
- * @user_data:	from the SQE
- * @res:	CUresult
- * @flags:	reserved, 0
- * @aux:	returned values (new handle, address, sizes), per operation
- */
-struct axon_cqe {
-	__u64	user_data;
-	__s32	res;
-	__u32	flags;
-	__u64	aux[2];
-};
-
-/* ------------------------------------------------------------------------ */
-/* Operations                                                               */
+/* Connect: AXON_IOC_SETUP here, the socket hello in <axon/protocol.h>     */
 /* ------------------------------------------------------------------------ */
 
 /*
- * The operations (enum axon_op) and each one's fields, flags and result are
- * described once, in uapi/axon-ops.def: linux/axon_ops.h is generated from
- * it, and Documentation/abi.md (section 6) says what each op checks.
- *
- * Stream-ordered operations (MEMCPY_*, MEMSET, LAUNCH, EVENT_RECORD,
- * STREAM_WAIT_EVENT) each advance their stream's sequence by one, on both
- * sides, whether they succeed or not; frontier[slot] counts those the device
- * finished. A data-area buffer read or written by the device (MEMCPY_*)
- * stays in use until the frontier passes its operation. Kernel parameters
- * (LAUNCH), module images and names are copied out when the daemon takes
- * the SQE, so their buffers are free once sq_head passed it; a buffer an
- * operation answers into (MODULE_GET_FUNC) is free once its CQE is seen.
+ * Feature bits returned at connect (struct axon_params.features). The daemon
+ * chooses them; the kernel refuses an AXON_IOC_ACCEPT with a bit it does
+ * not know.
  */
-
-/* struct axon_sqe: memcpy_htod.host_flags, memcpy_dtoh.host_flags */
-#define AXON_COPY_F_HOSTMEM	(1ULL << 0)	/* host side in a shared region */
-#define AXON_COPY_F_ALL		AXON_COPY_F_HOSTMEM
-
-/**
- * struct axon_hostmem_fd - the socket message that hands the daemon the
- * memfd behind a shared host region (unix transport only), with the
- * descriptor attached as SCM_RIGHTS; AXON_OP_HOSTMEM_REGISTER then names it
- * by @cookie. Any other message on the socket after the hello ends the
- * connection, as does holding more than AXON_HOSTMEM_MAX_PENDING unclaimed
- * descriptors.
- * @magic:	AXON_MAGIC
- * @kind:	AXON_HOSTMEM_FD_KIND
- * @cookie:	the client's non-zero name for the descriptor, unique among
- *		its unclaimed ones
- *
- * Only a daemon that sets AXON_FEAT_HOSTMEM in the client's features takes
- * these messages (an older one ends the connection).
- *
- * The descriptor must be a memfd (MFD_ALLOW_SEALING) sealed against
- * shrinking (F_SEAL_SHRINK), opened read-write, at least as large as the
- * region rounded up to whole pages: the daemon maps it MAP_SHARED, so a
- * client can neither make it SIGBUS nor pass any other file.
- */
-struct axon_hostmem_fd {
-	__u32 magic;
-	__u32 kind;
-	__u64 cookie;
-};
-
-#define AXON_HOSTMEM_FD_KIND		1
-#define AXON_HOSTMEM_MAX_PENDING	64
-
-/**
- * struct axon_hostmem_info - written by AXON_OP_HOSTMEM_REGISTER into the
- * data-area buffer its SQE names, before its completion
- * @devptr:	the address kernels use for the region's first byte: the
- *		client's own address (hostmem_register.addr), where the
- *		daemon maps the region too (unified addressing, as CUDA gives all pinned
- *		memory; an address taken in the daemon fails the REGISTER
- *		with ALREADY_MAPPED); 0 where the driver's device pointer
- *		differs (no device pointer; copies still work). Never an
- *		address of the daemon's own
- * @resv:	zero
- */
-struct axon_hostmem_info {
-	__u64 devptr;
-	__u64 resv[3];
-};
-
-/* Stream priorities (stream_create.priority) run from 0 (lowest) to this. */
-#define AXON_STREAM_PRIORITY_GREATEST	(-5)
-
-/* Device addresses minted by clients are aligned to this. */
-#define AXON_MINT_ALIGN		256
-
-/**
- * struct axon_func_info - a kernel's parameter layout, returned by
- * AXON_OP_MODULE_GET_FUNC so the client can pack cuLaunchKernel arguments
- * @nparams:	number of parameters
- * @args_size:	bytes of the packed parameter buffer
- * @param:	offset (low 16 bits) and size (high 16 bits) of each parameter
- */
-struct axon_func_info {
-	__u32 nparams;
-	__u32 args_size;
-	__u32 param[AXON_MAX_KERNEL_PARAMS];
-};
-
-/**
- * struct axon_launch_attr - one cuLaunchKernelEx attribute (LAUNCH_EX)
- * @id:		CUlaunchAttributeID
- * @resv:	must be zero
- * @val:	the value, by id: CLUSTER_DIMENSION and PREFERRED_CLUSTER_DIMENSION
- *		x, y, z in the low/high halves of val[0] and the low half of
- *		val[1]; ACCESS_POLICY_WINDOW base_ptr (a device address of the
- *		client) in val[0], num_bytes in val[1], hitRatio's float bits
- *		in the low half of val[2], hitProp and missProp in the low and
- *		high halves of val[3]; MEM_SYNC_DOMAIN_MAP default and remote
- *		in bits 0-7 and 8-15 of val[0]; every other id one int in
- *		val[0], sign-extended. Unused words must be zero.
- */
-struct axon_launch_attr {
-	__u32 id;
-	__u32 resv;
-	__u64 val[4];
-};
-
-/**
- * struct axon_launch_ex - AXON_OP_LAUNCH_EX's data-area payload
- * @grid, @block, @shared_bytes: as AXON_OP_LAUNCH's
- * @nattrs:	attributes following this header (at most AXON_MAX_LAUNCH_ATTRS)
- * @args_off:	offset of the packed parameters from the start of this
- *		header (8-byte aligned, after the attributes)
- * @resv:	must be zero
- * The payload is the header, @nattrs struct axon_launch_attr, and the
- * function's args_size bytes of parameters at @args_off.
- */
-struct axon_launch_ex {
-	__u32 grid[3];
-	__u32 block[3];
-	__u32 shared_bytes;
-	__u32 nattrs;
-	__u32 args_off;
-	__u32 resv;
-	struct axon_launch_attr attrs[];
-};
-
-#define AXON_MAX_LAUNCH_ATTRS	32
-
-/* struct axon_tensor_map_req.kind */
-enum {
-	AXON_TENSOR_MAP_TILED		= 0,
-	AXON_TENSOR_MAP_IM2COL		= 1,
-	AXON_TENSOR_MAP_IM2COL_WIDE	= 2,
-};
-
-#define AXON_TENSOR_MAP_BYTES	128	/* sizeof(CUtensorMap) */
-
-/**
- * struct axon_tensor_map_req - AXON_OP_TENSOR_MAP_ENCODE's request: the
- * arguments of cuTensorMapEncodeTiled / Im2col / Im2colWide, by @kind
- * @kind:	AXON_TENSOR_MAP_*
- * @data_type, @rank, @interleave, @swizzle, @l2_promotion, @oob_fill:
- *		the CUtensorMap* enums and the rank
- * @wide_mode:	CUtensorMapIm2ColWideMode (IM2COL_WIDE), else 0
- * @channels_per_pixel, @pixels_per_column: IM2COL and IM2COL_WIDE, else 0
- * @lower, @upper: IM2COL: rank - 2 pixel box corners; IM2COL_WIDE: the
- *		width corners in [0]; else 0
- * @box_dim:	TILED: rank entries, else 0
- * @elem_strides: rank entries
- * @global_addr: a device address of the client
- * @global_dim:	rank entries
- * @global_strides: rank - 1 entries, in bytes
- * Entries past the rank must be zero.
- */
-struct axon_tensor_map_req {
-	__u32 kind;
-	__u32 data_type;
-	__u32 rank;
-	__u32 interleave;
-	__u32 swizzle;
-	__u32 l2_promotion;
-	__u32 oob_fill;
-	__u32 wide_mode;
-	__u32 channels_per_pixel;
-	__u32 pixels_per_column;
-	__s32 lower[3];
-	__s32 upper[3];
-	__u32 box_dim[5];
-	__u32 elem_strides[5];
-	__u64 global_addr;
-	__u64 global_dim[5];
-	__u64 global_strides[4];
-};
-
-/* AXON_OP_HOST_FUNC host_func.kind */
-#define AXON_HOST_FUNC_WAIT	0
-#define AXON_HOST_FUNC_DONE	1
-#define AXON_HOST_FUNC_NODE	2	/* in a capture: a node (GRAPH_LAUNCH) */
-
-#define AXON_PARAM_OFFSET(p)	((p) & 0xffffU)
-#define AXON_PARAM_SIZE(p)	((p) >> 16)
-#define AXON_PARAM_MAKE(off, size) (((__u32)(size) << 16) | ((off) & 0xffffU))
-
-/* ------------------------------------------------------------------------ */
-/* Connect                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/* Feature bits returned at connect (struct axon_params.features). */
 enum {
 	AXON_FEAT_DEFERRED_BIT,		/* AXON_SQE_F_DEFERRED */
 	AXON_FEAT_MINT_BIT,		/* client-minted addresses */
@@ -526,10 +161,12 @@ enum {
 	AXON_FEAT_HOSTMEM_BIT,		/* shared host memory: HOSTMEM_*, AXON_COPY_F_HOSTMEM */
 	AXON_FEAT_LAST
 };
-#define AXON_FEAT_DEFERRED	(1U << AXON_FEAT_DEFERRED_BIT)
-#define AXON_FEAT_MINT		(1U << AXON_FEAT_MINT_BIT)
-#define AXON_FEAT_FRONTIER	(1U << AXON_FEAT_FRONTIER_BIT)
-#define AXON_FEAT_HOSTMEM	(1U << AXON_FEAT_HOSTMEM_BIT)
+
+/* The masks of the bits above (tests/ring/abi-layout.c pins both). */
+#define AXON_FEAT_DEFERRED	0x1U
+#define AXON_FEAT_MINT		0x2U
+#define AXON_FEAT_FRONTIER	0x4U
+#define AXON_FEAT_HOSTMEM	0x8U
 
 /**
  * struct axon_params - ring sizes in, geometry out
@@ -568,151 +205,6 @@ struct axon_params {
 	__u64 va_size;
 	__u64 mint_credit;
 	__u64 resv[6];
-};
-
-enum axon_hello_kind {
-	AXON_HELLO_CLIENT	= 1,	/* become a client: rings follow */
-	AXON_HELLO_STATS	= 2,	/* read the stats document, then close */
-	AXON_HELLO_TRACE	= 3,	/* follow one client's calls */
-};
-
-/**
- * struct axon_trace_event - one record of AXON_HELLO_TRACE
- * A tracer says hello with kind AXON_HELLO_TRACE and target_client set to
- * the client to follow, or target_pid (the newest client of that process).
- * After the welcome the daemon sends these records, several per message,
- * until either side closes. Records the tracer is too slow to take are
- * dropped and counted in @dropped of the next record sent; clients that
- * nobody traces pay one predictable branch.
- * @time_ns:	CLOCK_MONOTONIC when the daemon took the SQE or posted the CQE
- * @client_id:	the traced client
- * @user_data:	from the SQE
- * @kind:	AXON_TRACE_SUBMIT (SQE taken) or AXON_TRACE_COMPLETE
- * @opcode:	AXON_OP_*
- * @sqe_flags:	the SQE's flags
- * @res:	CUresult (COMPLETE only; deferred successes have none)
- * @latency_ns:	COMPLETE: from taking the SQE to posting the CQE
- * @stream:	the SQE's stream handle
- * @args:	the op's first four argument words (SQE union, raw)
- * @dropped:	records lost since the previous one sent
- */
-struct axon_trace_event {
-	__u64 time_ns;
-	__u64 client_id;
-	__u64 user_data;
-	__u8  kind;
-	__u8  opcode;
-	__u8  sqe_flags;
-	__u8  resv0;
-	__s32 res;
-	__u64 latency_ns;
-	__u64 stream;
-	__u64 args[4];
-	__u32 dropped;
-	__u32 resv1;
-};
-
-#define AXON_TRACE_SUBMIT	1
-#define AXON_TRACE_COMPLETE	2
-
-/**
- * struct axon_hello - first message from a socket client
- * @magic:	AXON_MAGIC
- * @abi_major, @abi_minor: the client's ABI; the major must match
- * @kind:	AXON_HELLO_*
- * @flags:	must be zero
- * @target_client, @target_pid: AXON_HELLO_TRACE only, else zero
- * @resv:	must be zero
- * @params:	requested sizes (AXON_HELLO_CLIENT)
- */
-struct axon_hello {
-	__u32 magic;
-	__u16 abi_major;
-	__u16 abi_minor;
-	__u32 kind;
-	__u32 flags;
-	__u64 target_client;
-	__u32 target_pid;
-	__u32 resv;
-	struct axon_params params;
-};
-
-/**
- * struct axon_welcome - the daemon's answer
- * @status:	0, or a negative errno (-EPROTO: ABI major mismatch,
- *		-EINVAL: bad hello, -EBUSY: too many clients, -ENOMEM,
- *		-ESRCH: no such trace target, or the errno of a failed
- *		setup step), with @message saying which
- * @message:	NUL-terminated explanation when status is not 0
- * With status 0 it carries three descriptors (SCM_RIGHTS): the region, the
- * info page, the doorbell eventfd. For AXON_HELLO_STATS it is followed by the
- * stats document (JSON) in messages of up to AXON_STATS_CHUNK bytes, then the
- * daemon closes the connection.
- */
-struct axon_welcome {
-	__u32 magic;
-	__u16 abi_major;
-	__u16 abi_minor;
-	__s32 status;
-	__u32 resv0;
-	struct axon_params params;
-	char message[128];
-};
-
-#define AXON_STATS_CHUNK	65536
-
-/* ------------------------------------------------------------------------ */
-/* Info page                                                                */
-/* ------------------------------------------------------------------------ */
-
-/**
- * struct axon_device_info - one device, as the daemon's backend reports it
- * @name:	NUL-terminated device name
- * @uuid:	16-byte UUID
- * @total_mem:	bytes of device memory
- * @attr:	value of every CUdevice_attribute, indexed by its number
- * @cc_major, @cc_minor: compute capability
- * @vmm_granularity, @vmm_granularity_recommended: for
- *		cuMemGetAllocationGranularity
- * @pci_domain, @pci_bus, @pci_device: PCI location
- */
-struct axon_device_info {
-	char	name[256];
-	__u8	uuid[16];
-	__u64	total_mem;
-	__s32	attr[AXON_MAX_ATTRIBUTES];
-	__u32	cc_major;
-	__u32	cc_minor;
-	__u64	vmm_granularity;
-	__u64	vmm_granularity_recommended;
-	__u32	pci_domain;
-	__u32	pci_bus;
-	__u32	pci_device;
-	/* CU_LIMIT_PRINTF_FIFO_SIZE of a new context (0: unknown) */
-	__u32	printf_fifo_size;
-	__u32	resv[12];
-};
-
-/**
- * struct axon_info - the global read-only info page
- * @magic:	AXON_MAGIC
- * @abi_major, @abi_minor: the daemon's ABI
- * @driver_version: what cuDriverGetVersion returns (e.g. 13000)
- * @ndevices:	devices visible to clients
- * @backend:	NUL-terminated backend name ("sim", "cuda")
- * @start_time_ns: daemon start, CLOCK_REALTIME
- * @device:	per device
- */
-struct axon_info {
-	__u32	magic;
-	__u16	abi_major;
-	__u16	abi_minor;
-	__u32	driver_version;
-	__u32	ndevices;
-	char	backend[16];
-	__u64	start_time_ns;
-	__u64	resv[8];
-	struct axon_device_info device[AXON_MAX_DEVICES];
 };
 
 /* ------------------------------------------------------------------------ */
@@ -795,7 +287,7 @@ struct axon_enter {
 	__u64 timeout_ns;
 };
 
-#define AXON_ENTER_GETEVENTS	(1U << 0)
+#define AXON_ENTER_GETEVENTS	0x1U
 #define AXON_ENTER_F_ALL	AXON_ENTER_GETEVENTS
 
 /**
@@ -914,10 +406,12 @@ enum {
 	AXON_EV_GONE_BIT,	/* the client's file was released; last event */
 	AXON_EV_LAST
 };
-#define AXON_EV_OPEN		(1U << AXON_EV_OPEN_BIT)
-#define AXON_EV_EXISTING	(1U << AXON_EV_EXISTING_BIT)
-#define AXON_EV_DOORBELL	(1U << AXON_EV_DOORBELL_BIT)
-#define AXON_EV_GONE		(1U << AXON_EV_GONE_BIT)
+
+/* The masks of the bits above (tests/ring/abi-layout.c pins both). */
+#define AXON_EV_OPEN		0x1U
+#define AXON_EV_EXISTING	0x2U
+#define AXON_EV_DOORBELL	0x4U
+#define AXON_EV_GONE		0x8U
 #define AXON_EV_ALL		((1U << AXON_EV_LAST) - 1)
 
 /**
@@ -948,12 +442,21 @@ struct axon_event {
 	char comm[16];
 };
 
-#define AXON_IOC_MAGIC		0xAE
+/*
+ * The ioctl type, 0xA6, numbers 0x00-0x1F: a block free in the kernel's
+ * registry (Documentation/userspace-api/ioctl/ioctl-number.rst, from 6.1 to
+ * the current tree), with room for 32 commands, as the registry asks of a
+ * new driver. Before ABI 2.0 these were 0xAE 0x00-0x16, inside KVM's
+ * 0xAE 0x00-0x1F. Client commands are 0x00-0x0F, the daemon's 0x10-0x1F.
+ */
+#define AXON_IOC_MAGIC		0xA6
 /* client */
 #define AXON_IOC_SETUP		_IOWR(AXON_IOC_MAGIC, 0x00, struct axon_params)
 #define AXON_IOC_ENTER		_IOW(AXON_IOC_MAGIC, 0x01, struct axon_enter)
-/* daemon; ATTACH's argument is a flags word (must be 0); it returns the
- * number of clients announced with AXON_EV_EXISTING */
+/*
+ * daemon; ATTACH's argument is a flags word (must be 0); it returns the
+ * number of clients announced with AXON_EV_EXISTING
+ */
 #define AXON_IOC_ATTACH		_IO(AXON_IOC_MAGIC, 0x10)
 #define AXON_IOC_CHARGE		_IOW(AXON_IOC_MAGIC, 0x11, struct axon_charge)
 #define AXON_IOC_UNCHARGE	_IOW(AXON_IOC_MAGIC, 0x12, struct axon_charge)
@@ -998,6 +501,7 @@ enum axon_genl_cmd {
 	AXON_CMD_EVENT,
 	__AXON_CMD_MAX
 };
+
 #define AXON_CMD_MAX		(__AXON_CMD_MAX - 1)
 
 enum axon_genl_attr {
@@ -1025,6 +529,7 @@ enum axon_genl_attr {
 	AXON_A_DEPTH,		/* u32 */
 	__AXON_A_MAX
 };
+
 #define AXON_A_MAX		(__AXON_A_MAX - 1)
 
 #define AXON_LIMIT_NONE		(~0ULL)
@@ -1049,6 +554,7 @@ enum axon_genl_stat {
 	AXON_STAT_REGION_BYTES,		/* region memory allocated */
 	__AXON_STAT_MAX
 };
+
 #define AXON_STAT_MAX		(__AXON_STAT_MAX - 1)
 
 enum axon_genl_event {

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <string.h>
-#include <linux/axon.h>
+#include <axon/protocol.h>
 #include <axon/prep.h>
 
 #ifdef __cplusplus
