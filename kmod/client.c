@@ -261,6 +261,23 @@ static long axon_client_setup_wait(struct axon_client *c,
 	return 0;
 }
 
+/*
+ * SETUP's input is the three sizes; every other field is reserved or
+ * written by the kernel, and must be zero (a stale geometry is refused,
+ * not silently overwritten).
+ */
+static bool axon_params_only_sizes(const struct axon_params *p)
+{
+	const struct axon_params in = {
+		.sq_entries = p->sq_entries,
+		.cq_entries = p->cq_entries,
+		.data_size = p->data_size,
+	};
+
+	BUILD_BUG_ON(sizeof(in) != 168);	/* no padding to compare */
+	return !memcmp(&in, p, sizeof(in));
+}
+
 /**
  * axon_client_setup() - AXON_IOC_SETUP
  * @c:	the client
@@ -272,8 +289,9 @@ static long axon_client_setup_wait(struct axon_client *c,
  * request.
  *
  * Return: 0; -ECONNREFUSED (no daemon, wait_for_daemon off); -ECONNRESET
- * (the daemon went away meanwhile); the daemon's error; -EINVAL, -ENOMEM,
- * -EBUSY (already set up), -EPERM (not the opener's process).
+ * (the daemon went away meanwhile); the daemon's error; -EINVAL (bad
+ * sizes, a non-zero output or reserved field), -ENOMEM, -EBUSY (already
+ * set up), -EPERM (not the opener's process).
  */
 long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 {
@@ -309,6 +327,10 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		goto out_unlock;
 	}
 
+	/* a set-up client's own params back get EBUSY above, as always */
+	ret = -EINVAL;
+	if (!axon_params_only_sizes(&req))
+		goto out_unlock;
 	ret = axon_region_geometry(&req, &geo);
 	if (ret)
 		goto out_unlock;

@@ -18,6 +18,7 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
@@ -336,18 +337,21 @@ int axon_daemon_mmap(struct vm_area_struct *vma)
  * @ua:	struct axon_accept
  *
  * Return: 0, -ENOENT (no such client, or gone), -EALREADY (already served),
- * -EINVAL.
+ * -EINVAL (reserved fields, unknown features, a minting window that wraps
+ * past 2^64).
  */
 long axon_daemon_accept(struct axon_accept __user *ua)
 {
 	struct axon_accept a;
 	struct axon_client *c;
 	long ret = 0;
+	u64 va_end;
 
 	if (copy_from_user(&a, ua, sizeof(a)))
 		return -EFAULT;
 	if (a.resv0 || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
-	    (a.features & ~AXON_FEAT_ALL))
+	    (a.features & ~AXON_FEAT_ALL) ||
+	    check_add_overflow(a.va_base, a.va_size, &va_end))
 		return -EINVAL;
 	c = axon_client_lookup(a.client_id);
 	if (!c)
