@@ -73,11 +73,117 @@ static struct cgroup *axon_current_cgroup(void)
 	return cgrp;
 }
 
+/* Everything the client holds but its region and the struct itself. */
+static void axon_client_free_identity(struct axon_client *c)
+{
+	if (c->mm)
+		mmdrop(c->mm);
+	cgroup_put(c->cgrp);
+	put_cred(c->cred);
+	put_pid(c->pid);
+}
+
+static void axon_client_end(struct axon_client *c);
+
+/*
+ * One per mm with clients: the mmu notifier on it and those clients. It is
+ * shared through mmu_notifier_get(), so registering (mm_take_all_locks())
+ * happens once per process, not at every open.
+ */
+struct axon_mm {
+	struct mmu_notifier mn;
+	spinlock_t lock;		/* @clients; a leaf lock */
+	struct list_head clients;	/* axon_client.mm_node */
+};
+
+static struct mmu_notifier *axon_mm_alloc(struct mm_struct *mm)
+{
+	struct axon_mm *am = kzalloc(sizeof(*am), GFP_KERNEL_ACCOUNT);
+
+	if (!am)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&am->lock);
+	INIT_LIST_HEAD(&am->clients);
+	return &am->mn;
+}
+
+static void axon_mm_free(struct mmu_notifier *mn)
+{
+	kfree(container_of(mn, struct axon_mm, mn));
+}
+
+/*
+ * The opener's mm is being torn down (its last thread exited, or it
+ * called execve()): its clients end now, even if a fork child or another
+ * process still holds a copy of an fd. Runs in process context before the
+ * mm's files are closed, under the notifier's SRCU (sleeping is allowed;
+ * @am lives until its grace period after the last mmu_notifier_put()).
+ */
+static void axon_mm_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct axon_mm *am = container_of(mn, struct axon_mm, mn);
+	struct axon_client *c;
+	bool live;
+
+	for (;;) {
+		spin_lock(&am->lock);
+		c = list_first_entry_or_null(&am->clients, struct axon_client,
+					     mm_node);
+		live = false;
+		if (c) {
+			list_del_init(&c->mm_node);
+			/* a client already dying is ended by its file */
+			live = kref_get_unless_zero(&c->ref);
+		}
+		spin_unlock(&am->lock);
+		if (!c)
+			break;
+		if (!live)
+			continue;
+		if (axon_client_state(c) != AXON_CS_DAEMON)
+			axon_client_end(c);
+		axon_client_put(c);
+	}
+}
+
+static const struct mmu_notifier_ops axon_mm_ops = {
+	.alloc_notifier	= axon_mm_alloc,
+	.release	= axon_mm_release,
+	.free_notifier	= axon_mm_free,
+};
+
+/* Watches the opener's mm for its release (axon_mm_release()). */
+static int axon_client_watch(struct axon_client *c)
+{
+	struct mmu_notifier *mn = mmu_notifier_get(&axon_mm_ops, c->mm);
+
+	if (IS_ERR(mn)) {
+		/* mm_take_all_locks() gives up on a signal: open again */
+		return PTR_ERR(mn) == -EINTR ? -ERESTARTNOINTR : PTR_ERR(mn);
+	}
+	c->amm = container_of(mn, struct axon_mm, mn);
+	spin_lock(&c->amm->lock);
+	list_add_tail(&c->mm_node, &c->amm->clients);
+	spin_unlock(&c->amm->lock);
+	return 0;
+}
+
+static void axon_client_unwatch(struct axon_client *c)
+{
+	if (!c->amm)
+		return;
+	spin_lock(&c->amm->lock);
+	list_del_init(&c->mm_node);
+	spin_unlock(&c->amm->lock);
+	mmu_notifier_put(&c->amm->mn);
+}
+
 /**
  * axon_client_create() - a client for the current task
  *
- * Captures the identity (tgid, credentials, cgroup, mm, comm, start time)
- * and publishes the client in the id xarray.
+ * Captures the identity (tgid, credentials, cgroup, mm, comm, start time),
+ * registers for the mm's release (the opener's exit ends the client) and
+ * publishes the client in the id xarray.
  *
  * Return: the client with one reference (the file's) or an ERR_PTR.
  */
@@ -104,22 +210,27 @@ struct axon_client *axon_client_create(void)
 	c->start_boottime = current->group_leader->start_boottime;
 	atomic64_set(&c->enters, 0);
 
+	INIT_LIST_HEAD(&c->mm_node);
+	if (c->mm) {
+		ret = axon_client_watch(c);
+		if (ret)
+			goto err_identity;
+	}
+
 	c->id = atomic64_inc_return(&axon_dev.next_id);
 	ret = xa_insert(&axon_dev.clients, c->id, c, GFP_KERNEL_ACCOUNT);
 	if (ret)
-		goto err_identity;
+		goto err_mn;
 	atomic64_inc(&axon_dev.stats.opens);
 	atomic64_inc(&axon_dev.stats.clients);
 	axon_dbg(KREF, "client %llu created (pid %d)\n", c->id,
 		 pid_nr(c->pid));
 	return c;
 
+err_mn:
+	axon_client_unwatch(c);
 err_identity:
-	if (c->mm)
-		mmdrop(c->mm);
-	cgroup_put(c->cgrp);
-	put_cred(c->cred);
-	put_pid(c->pid);
+	axon_client_free_identity(c);
 	kfree(c);
 	return ERR_PTR(ret);
 }
@@ -131,13 +242,10 @@ static void axon_client_free(struct kref *ref)
 	WARN_ON(!list_empty(&c->ev_node));
 	xa_erase(&axon_dev.clients, c->id);
 	axon_region_free(c->region);
-	if (c->mm)
-		mmdrop(c->mm);
-	cgroup_put(c->cgrp);
-	put_cred(c->cred);
-	put_pid(c->pid);
+	axon_client_free_identity(c);
 	atomic64_dec(&axon_dev.stats.clients);
 	axon_dbg(KREF, "client %llu destroyed\n", c->id);
+	axon_client_unwatch(c);
 	/* Lookups under RCU may still be looking at it. */
 	kfree_rcu(c, rcu);
 }
@@ -197,18 +305,21 @@ struct axon_client *axon_client_next(unsigned long *id)
 	return c;
 }
 
-/**
- * axon_client_release() - the client's file is being released
- * @c:	the client; the file's reference is dropped here
- *
- * Never waits for the daemon: marks the client GONE, queues the GONE event
- * if the attached daemon knows the client, and gives back every charge.
+/*
+ * The end of a client, once: marks it GONE, queues the GONE event if the
+ * attached daemon knows it, gives back every charge. Never waits for the
+ * daemon.
  */
-void axon_client_release(struct axon_client *c)
+static void axon_client_end(struct axon_client *c)
 {
 	int was;
 
 	spin_lock(&axon_dev.lock);
+	if (c->flags & AXON_CF_ENDED) {
+		spin_unlock(&axon_dev.lock);
+		return;
+	}
+	c->flags |= AXON_CF_ENDED;
 	was = c->state;
 	axon_client_set_state(c, AXON_KSTATE_GONE);
 	axon_daemon_queue_locked(c, AXON_EV_GONE);
@@ -217,8 +328,19 @@ void axon_client_release(struct axon_client *c)
 	axon_charge_client_close(c, true);
 	if (was != AXON_KSTATE_NEW)
 		axon_nl_client_event(AXON_NLEV_CLIENT_EXIT, c);
-	axon_dbg(FILE, "client %llu released (was %s)\n", c->id,
+	axon_dbg(FILE, "client %llu ended (was %s)\n", c->id,
 		 axon_kstate_name(was));
+}
+
+/**
+ * axon_client_release() - the client's file is being released
+ * @c:	the client; the file's reference is dropped here
+ *
+ * Ends the client unless its opener's exit already did.
+ */
+void axon_client_release(struct axon_client *c)
+{
+	axon_client_end(c);
 	axon_client_put(c);
 }
 

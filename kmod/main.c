@@ -4,6 +4,7 @@
  * Module init and exit only; see axon_drv.h for the objects and locks and
  * Documentation/kmod.md for the interface.
  */
+#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -83,7 +84,11 @@ static void __exit axon_exit(void)
 	axon_proc_uninit();
 	axon_charge_uninit();
 	axon_info_uninit();
-	/* Clients are freed with kfree_rcu(); let those finish. */
+	/*
+	 * Clients are freed with kfree_rcu(), their mm notifiers after an
+	 * SRCU grace period; let both finish.
+	 */
+	mmu_notifier_synchronize();
 	rcu_barrier();
 	WARN_ON(!xa_empty(&axon_dev.clients));
 	xa_destroy(&axon_dev.clients);

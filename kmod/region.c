@@ -180,7 +180,23 @@ static vm_fault_t axon_vm_fault(struct vm_fault *vmf)
 	return VM_FAULT_SIGBUS;
 }
 
+/*
+ * A vma is opened when it is split, moved or copied into a fork child.
+ * VM_DONTCOPY keeps it out of children, but MADV_DOFORK clears that flag:
+ * a copy in another mm than the one that made the mapping gets
+ * VM_WIPEONFORK here, which dup_mmap() checks after this call and before
+ * copying the page table, so the child has the vma but none of the pages
+ * (touching it faults: SIGBUS). A client's rings and data belong to one
+ * process (and the daemon's view of them to the daemon).
+ */
+static void axon_vm_open(struct vm_area_struct *vma)
+{
+	if (vma->vm_mm != vma->vm_private_data)
+		axon_vm_flags_mod(vma, VM_WIPEONFORK, 0);
+}
+
 static const struct vm_operations_struct axon_vm_ops = {
+	.open = axon_vm_open,
 	.fault = axon_vm_fault,
 };
 
@@ -188,7 +204,7 @@ static const struct vm_operations_struct axon_vm_ops = {
  * Checks and flags common to every axon mapping: shared only, never
  * executable, read-only parts cannot be made writable later (VM_MAYWRITE
  * cleared), no growth through mremap, not in core dumps, not inherited by
- * fork() children.
+ * fork() children (axon_vm_open for those that undo VM_DONTCOPY).
  */
 static int axon_vma_prepare(struct vm_area_struct *vma, bool writable)
 {
@@ -206,6 +222,8 @@ static int axon_vma_prepare(struct vm_area_struct *vma, bool writable)
 	axon_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
 			  clear);
 	vma->vm_ops = &axon_vm_ops;
+	/* the mm it belongs to; never dereferenced (axon_vm_open) */
+	vma->vm_private_data = vma->vm_mm;
 	return 0;
 }
 
