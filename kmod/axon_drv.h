@@ -21,8 +21,9 @@
  * first of the opener's exit (its mm's release, through @amm: a copy of
  * the fd held by a fork child or passed on does not keep the client
  * alive) and the release of the client's file: the client is marked
- * GONE, its charges go back and the GONE event is queued (nothing waits
- * on the daemon). The last kref_put() erases it
+ * GONE, its charges go back, its region is retired (the kernel's page
+ * references dropped but for the two header pages) and the GONE event is
+ * queued (nothing waits on the daemon). The last kref_put() erases it
  * from the xarray, frees the region and identity, and frees the struct
  * after an RCU grace period (lookups may still see it).
  * The last put can come from any of the holders above, always in process
@@ -36,6 +37,9 @@
  *				list, every client's state, flags and ev_bits
  *   wait queue locks
  * Leaves, taken with none of the above held:
+ *   region->lock		(region.c) a region's pages against retirement;
+ *				taken under mmap_lock by mmap
+ *   axon_users_lock		(user.c, spinlock) the per-user counts
  *   axon_mm.lock		(client.c, spinlock) one mm's client list
  * cgroup_mutex (via cgroup_path_ns) is taken under the charge mutex only.
  */
@@ -59,6 +63,7 @@
 
 struct axon_mm;
 struct axon_region;
+struct axon_user;
 struct cgroup;
 struct pid;
 struct cred;
@@ -108,6 +113,9 @@ extern unsigned int axon_dbg_mask;
  * @amm:	the mm notifier of @mm (client.c), shared by the clients of
  *		that mm: its release (the opener's exit or exec) ends them
  * @mm_node:	on @amm's list; under its lock
+ * @user:	the opener's per-user counts (the daemon's file too: a
+ *		SETUP racing with ATTACH on one file may still use it)
+ * @limited:	the per-user limits apply (no CAP_SYS_RESOURCE at open)
  * @comm:	the opener's command name
  * @start_boottime: the opener's process start, ns since boot
  * @enters:	AXON_IOC_ENTER calls
@@ -135,6 +143,8 @@ struct axon_client {
 	struct mm_struct *mm;
 	struct axon_mm *amm;
 	struct list_head mm_node;
+	struct axon_user *user;
+	bool limited;
 	char comm[TASK_COMM_LEN];
 	u64 start_boottime;
 
@@ -193,5 +203,7 @@ extern int axon_daemon_uid;
 extern bool axon_wait_for_daemon;
 extern unsigned long axon_default_data_size;
 extern unsigned long axon_max_data_size;
+extern unsigned int axon_max_user_clients;
+extern unsigned long axon_max_user_region_bytes;
 
 #endif

@@ -12,6 +12,7 @@
  *                     +--DISCONNECT / daemon gone (no wait)--> DEAD
  *   any --release--> GONE;  NEW --ATTACH--> daemon (AXON_CS_DAEMON)
  */
+#include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/hrtimer.h>
@@ -28,6 +29,7 @@
 #include "daemon.h"
 #include "netlink.h"
 #include "region.h"
+#include "user.h"
 
 static const char *const axon_kstate_names[] = {
 	[AXON_KSTATE_NEW]	= "new",
@@ -76,6 +78,8 @@ static struct cgroup *axon_current_cgroup(void)
 /* Everything the client holds but its region and the struct itself. */
 static void axon_client_free_identity(struct axon_client *c)
 {
+	if (c->user)
+		axon_user_put(c->user);
 	if (c->mm)
 		mmdrop(c->mm);
 	cgroup_put(c->cgrp);
@@ -181,11 +185,13 @@ static void axon_client_unwatch(struct axon_client *c)
 /**
  * axon_client_create() - a client for the current task
  *
- * Captures the identity (tgid, credentials, cgroup, mm, comm, start time),
- * registers for the mm's release (the opener's exit ends the client) and
- * publishes the client in the id xarray.
+ * Counts the client against its user (max_user_clients), captures the
+ * identity (tgid, credentials, cgroup, mm, comm, start time), registers
+ * for the mm's release (the opener's exit ends the client) and publishes
+ * the client in the id xarray.
  *
- * Return: the client with one reference (the file's) or an ERR_PTR.
+ * Return: the client with one reference (the file's) or an ERR_PTR
+ * (-EMFILE: the user's limit).
  */
 struct axon_client *axon_client_create(void)
 {
@@ -195,6 +201,13 @@ struct axon_client *axon_client_create(void)
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
+	c->limited = !ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
+	c->user = axon_user_get(current_uid(), c->limited);
+	if (IS_ERR(c->user)) {
+		ret = PTR_ERR(c->user);
+		kfree(c);
+		return ERR_PTR(ret);
+	}
 	kref_init(&c->ref);
 	mutex_init(&c->setup_mutex);
 	INIT_LIST_HEAD(&c->ev_node);
@@ -305,10 +318,26 @@ struct axon_client *axon_client_next(unsigned long *id)
 	return c;
 }
 
+/**
+ * axon_client_retire() - a dead or gone client gives its region back
+ * @c:	the client, DEAD or GONE
+ *
+ * The region's pages but the headers are released and its bytes no
+ * longer count against the user. Idempotent; may sleep.
+ */
+void axon_client_retire(struct axon_client *c)
+{
+	/* region and params are visible: the state is past NEW */
+	if (axon_client_state(c) == AXON_KSTATE_NEW || !c->region)
+		return;
+	if (axon_region_retire(c->region))
+		axon_user_uncharge_region(c->user, c->params.region_size);
+}
+
 /*
  * The end of a client, once: marks it GONE, queues the GONE event if the
- * attached daemon knows it, gives back every charge. Never waits for the
- * daemon.
+ * attached daemon knows it, gives back every charge and its region. Never
+ * waits for the daemon.
  */
 static void axon_client_end(struct axon_client *c)
 {
@@ -326,8 +355,10 @@ static void axon_client_end(struct axon_client *c)
 	spin_unlock(&axon_dev.lock);
 
 	axon_charge_client_close(c, true);
-	if (was != AXON_KSTATE_NEW)
+	if (was != AXON_KSTATE_NEW) {
+		axon_client_retire(c);
 		axon_nl_client_event(AXON_NLEV_CLIENT_EXIT, c);
+	}
 	axon_dbg(FILE, "client %llu ended (was %s)\n", c->id,
 		 axon_kstate_name(was));
 }
@@ -405,15 +436,17 @@ static bool axon_params_only_sizes(const struct axon_params *p)
  * @c:	the client
  * @up:	struct axon_params: sizes in, geometry and the daemon's answer out
  *
- * Allocates the region (memcg-charged to the caller), publishes the client
+ * Counts the region against the user, allocates it (memcg-charged to the
+ * caller), publishes the client
  * to the daemon (AXON_EV_OPEN) and waits, interruptibly, for ACCEPT or
  * DISCONNECT. Interrupted, it can be called again and waits for the same
  * request.
  *
  * Return: 0; -ECONNREFUSED (no daemon, wait_for_daemon off); -ECONNRESET
  * (the daemon went away meanwhile); the daemon's error; -EINVAL (bad
- * sizes, a non-zero output or reserved field), -ENOMEM, -EBUSY (already
- * set up), -EPERM (not the opener's process).
+ * sizes, a non-zero output or reserved field), -EDQUOT (the user's
+ * max_user_region_bytes), -ENOMEM, -EBUSY (already set up), -EPERM (not
+ * the opener's process).
  */
 long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 {
@@ -460,10 +493,13 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		ret = -ECONNREFUSED;
 		goto out_unlock;
 	}
+	ret = axon_user_charge_region(c->user, geo.region_size, c->limited);
+	if (ret)
+		goto out_unlock;
 	r = axon_region_alloc(&geo);
 	if (IS_ERR(r)) {
 		ret = PTR_ERR(r);
-		goto out_unlock;
+		goto out_uncharge;
 	}
 	geo.client_id = c->id;
 
@@ -474,7 +510,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		ret = c->state != AXON_KSTATE_NEW ? -EINVAL : -ECONNREFUSED;
 		spin_unlock(&axon_dev.lock);
 		axon_region_free(r);
-		goto out_unlock;
+		goto out_uncharge;
 	}
 	c->region = r;
 	c->params = geo;
@@ -491,6 +527,8 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 	axon_nl_client_event(AXON_NLEV_CLIENT_OPEN, c);
 	return axon_client_setup_wait(c, up);
 
+out_uncharge:
+	axon_user_uncharge_region(c->user, geo.region_size);
 out_unlock:
 	mutex_unlock(&c->setup_mutex);
 	return ret;

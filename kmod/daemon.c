@@ -211,6 +211,9 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 	id = 0;
 	while ((x = axon_client_next(&id))) {
 		axon_charge_client_close(x, false);
+		/* pending SETUPs failed above give their region back */
+		if (axon_client_state(x) == AXON_KSTATE_DEAD)
+			axon_client_retire(x);
 		axon_client_put(x);
 	}
 	mutex_unlock(&axon_dev.attach_mutex);
@@ -394,7 +397,7 @@ long axon_daemon_accept(struct axon_accept __user *ua)
  * @ud:	struct axon_disconnect
  *
  * The client becomes DEAD: its pending SETUP and every later ENTER return
- * the error, sleepers wake, its charges are given back.
+ * the error, sleepers wake, its charges and its region are given back.
  *
  * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL (reserved bits, an
  * error outside -511..-1).
@@ -433,8 +436,10 @@ long axon_daemon_disconnect(struct axon_disconnect __user *ud)
 		break;
 	}
 	spin_unlock(&axon_dev.lock);
-	if (!ret)
+	if (!ret) {
 		axon_charge_client_close(c, true);
+		axon_client_retire(c);
+	}
 	axon_client_put(c);
 	return ret;
 }

@@ -106,6 +106,7 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
+	mutex_init(&r->lock);
 	r->nr_pages = p->region_size >> PAGE_SHIFT;
 	r->pages = kvmalloc_array(r->nr_pages, sizeof(*r->pages),
 				  GFP_KERNEL_ACCOUNT);
@@ -126,7 +127,8 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 		if (!(i & 255))
 			cond_resched();
 	}
-	r->hdr = vmap(r->pages, 2, VM_MAP, PAGE_KERNEL);
+	BUILD_BUG_ON(AXON_REGION_HDR_PAGES != 2);
+	r->hdr = vmap(r->pages, AXON_REGION_HDR_PAGES, VM_MAP, PAGE_KERNEL);
 	if (!r->hdr) {
 		ret = -ENOMEM;
 		goto err_free_pages;
@@ -162,14 +164,48 @@ err_free_r:
 	return ERR_PTR(ret);
 }
 
+/**
+ * axon_region_retire() - drop the kernel's hold on a dead client's pages
+ * @r:	the region (NULL: nothing)
+ *
+ * A client that is refused, disconnected or gone needs no region but the
+ * two header pages (poll, fdinfo and /proc read them). Every other page
+ * is released now rather than at the last reference to the client; pages
+ * still mapped (the daemon's CLIENT_FD mappings, a client that has not
+ * unmapped) live on through their PTEs' references until unmapped. New
+ * mappings of the region are refused from here on.
+ *
+ * Return: true the first time (the caller gives back what it counted).
+ */
+bool axon_region_retire(struct axon_region *r)
+{
+	const unsigned long keep = AXON_REGION_HDR_PAGES;
+	bool first;
+
+	if (!r)
+		return false;
+	mutex_lock(&r->lock);
+	first = !r->retired;
+	if (first) {
+		r->retired = true;
+		axon_free_pages(r->pages + keep, r->nr_pages - keep);
+		atomic64_sub((u64)(r->nr_pages - keep) << PAGE_SHIFT,
+			     &axon_dev.stats.region_bytes);
+	}
+	mutex_unlock(&r->lock);
+	return first;
+}
+
 void axon_region_free(struct axon_region *r)
 {
+	unsigned long n;
+
 	if (!r)
 		return;
-	atomic64_sub((u64)r->nr_pages << PAGE_SHIFT,
-		     &axon_dev.stats.region_bytes);
+	n = r->retired ? AXON_REGION_HDR_PAGES : r->nr_pages;
+	atomic64_sub((u64)n << PAGE_SHIFT, &axon_dev.stats.region_bytes);
 	vunmap(r->hdr);
-	axon_free_pages(r->pages, r->nr_pages);
+	axon_free_pages(r->pages, n);
 	kvfree(r->pages);
 	kfree(r);
 }
@@ -251,7 +287,8 @@ static int axon_insert(struct vm_area_struct *vma, struct page **pages,
  * @daemon:	map with the daemon's permissions instead of the client's
  *
  * Return: 0, -EINVAL (offset or size outside one part, MAP_PRIVATE),
- * -EPERM (writable or executable mapping of a read-only part).
+ * -EPERM (writable or executable mapping of a read-only part), -ENOENT
+ * (the region was retired: the client is dead or gone).
  */
 int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		     bool daemon)
@@ -276,7 +313,14 @@ int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		ret = axon_vma_prepare(vma, writable);
 		if (ret)
 			return ret;
-		return axon_insert(vma, r->pages + r->first[i] + idx, npages);
+		mutex_lock(&r->lock);
+		if (r->retired)
+			ret = -ENOENT;
+		else
+			ret = axon_insert(vma, r->pages + r->first[i] + idx,
+					  npages);
+		mutex_unlock(&r->lock);
+		return ret;
 	}
 	return -EINVAL;
 }
