@@ -17,10 +17,15 @@
  * The user mappings hold page references of their own (vm_insert_pages), so
  * pages outlive even the client object if a mapping does.
  *
- * Death has two phases: ->release marks the client GONE, releases its
- * charges and queues the GONE event (nothing waits on the daemon); the last
- * kref_put() erases it from the xarray, frees the region and identity, and
- * frees the struct after an RCU grace period (lookups may still see it).
+ * Death has two phases. The end comes first, once, at whichever comes
+ * first of the opener's exit (its mm's release, through @amm: a copy of
+ * the fd held by a fork child or passed on does not keep the client
+ * alive) and the release of the client's file: the client is marked
+ * GONE, its charges go back, its region is retired (the kernel's page
+ * references dropped but for the two header pages) and the GONE event is
+ * queued (nothing waits on the daemon). The last kref_put() erases it
+ * from the xarray, frees the region and identity, and frees the struct
+ * after an RCU grace period (lookups may still see it).
  * The last put can come from any of the holders above, always in process
  * context and with no axon lock held.
  *
@@ -31,6 +36,11 @@
  *   axon_dev.lock		(spinlock) daemon attached/gen/file, the event
  *				list, every client's state, flags and ev_bits
  *   wait queue locks
+ * Leaves, taken with none of the above held:
+ *   region->lock		(region.c) a region's pages against retirement;
+ *				taken under mmap_lock by mmap
+ *   axon_users_lock		(user.c, spinlock) the per-user counts
+ *   axon_mm.lock		(client.c, spinlock) one mm's client list
  * cgroup_mutex (via cgroup_path_ns) is taken under the charge mutex only.
  */
 #ifndef AXON_KMOD_AXON_DRV_H
@@ -46,11 +56,14 @@
 #include <linux/xarray.h>
 #include <linux/atomic.h>
 #include <linux/sched.h>
+#include <linux/mmu_notifier.h>
 #include <linux/axon.h>
 
 #define AXON_DRV_NAME	"axon"
 
+struct axon_mm;
 struct axon_region;
+struct axon_user;
 struct cgroup;
 struct pid;
 struct cred;
@@ -74,6 +87,7 @@ extern unsigned int axon_dbg_mask;
 /* Client flags (client->flags), under axon_dev.lock */
 #define AXON_CF_CONNECTED	BIT(0)	/* bound to the attached daemon */
 #define AXON_CF_ANNOUNCED	BIT(1)	/* the attached daemon knows it */
+#define AXON_CF_ENDED		BIT(2)	/* its opener exited or its file went */
 
 /**
  * struct axon_client - one open of /dev/axon
@@ -96,6 +110,12 @@ extern unsigned int axon_dbg_mask;
  * @cred:	the opener's credentials at open (as file->f_cred)
  * @cgrp:	the opener's cgroup v2 (reference held): charges go there
  * @mm:		the opener's mm (mmgrab): only that process may use the fd
+ * @amm:	the mm notifier of @mm (client.c), shared by the clients of
+ *		that mm: its release (the opener's exit or exec) ends them
+ * @mm_node:	on @amm's list; under its lock
+ * @user:	the opener's per-user counts (the daemon's file too: a
+ *		SETUP racing with ATTACH on one file may still use it)
+ * @limited:	the per-user limits apply (no CAP_SYS_RESOURCE at open)
  * @comm:	the opener's command name
  * @start_boottime: the opener's process start, ns since boot
  * @enters:	AXON_IOC_ENTER calls
@@ -121,6 +141,10 @@ struct axon_client {
 	const struct cred *cred;
 	struct cgroup *cgrp;
 	struct mm_struct *mm;
+	struct axon_mm *amm;
+	struct list_head mm_node;
+	struct axon_user *user;
+	bool limited;
 	char comm[TASK_COMM_LEN];
 	u64 start_boottime;
 
@@ -179,5 +203,7 @@ extern int axon_daemon_uid;
 extern bool axon_wait_for_daemon;
 extern unsigned long axon_default_data_size;
 extern unsigned long axon_max_data_size;
+extern unsigned int axon_max_user_clients;
+extern unsigned long axon_max_user_region_bytes;
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "axon_drv.h"
 #include "charge.h"
+#include "visible.h"
 #include "netlink.h"
 
 /**
@@ -371,7 +372,8 @@ static bool axon_cgns_is_init(void)
 }
 
 /**
- * axon_charge_walk() - report every tracked cgroup, in id order
+ * axon_charge_walk() - report every tracked cgroup the reader may see
+ * (axon_cgroup_visible()), in id order
  * @cursor:	in: first id to report; out: where to resume if @fn stopped
  * @fn:		called per node and kind; a negative return stops the walk
  * @arg:	for @fn
@@ -407,8 +409,12 @@ int axon_charge_walk(unsigned long *cursor, axon_cg_walk_fn fn, void *arg)
 			}
 			ref = true;
 		}
-		for (k = 0; k < AXON_CHARGE_KINDS && !ret; k++)
+		/* a cgroup outside the reader's namespace is skipped */
+		for (k = 0; k < AXON_CHARGE_KINDS && !ret; k++) {
+			if (!axon_cgroup_visible(cgrp))
+				break;
 			ret = axon_node_report(n, cgrp, k, buf, fn, arg);
+		}
 		if (ref)
 			cgroup_put(cgrp);
 		if (ret) {

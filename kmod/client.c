@@ -12,6 +12,7 @@
  *                     +--DISCONNECT / daemon gone (no wait)--> DEAD
  *   any --release--> GONE;  NEW --ATTACH--> daemon (AXON_CS_DAEMON)
  */
+#include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/hrtimer.h>
@@ -28,6 +29,7 @@
 #include "daemon.h"
 #include "netlink.h"
 #include "region.h"
+#include "user.h"
 
 static const char *const axon_kstate_names[] = {
 	[AXON_KSTATE_NEW]	= "new",
@@ -73,13 +75,123 @@ static struct cgroup *axon_current_cgroup(void)
 	return cgrp;
 }
 
+/* Everything the client holds but its region and the struct itself. */
+static void axon_client_free_identity(struct axon_client *c)
+{
+	if (c->user)
+		axon_user_put(c->user);
+	if (c->mm)
+		mmdrop(c->mm);
+	cgroup_put(c->cgrp);
+	put_cred(c->cred);
+	put_pid(c->pid);
+}
+
+static void axon_client_end(struct axon_client *c);
+
+/*
+ * One per mm with clients: the mmu notifier on it and those clients. It is
+ * shared through mmu_notifier_get(), so registering (mm_take_all_locks())
+ * happens once per process, not at every open.
+ */
+struct axon_mm {
+	struct mmu_notifier mn;
+	spinlock_t lock;		/* @clients; a leaf lock */
+	struct list_head clients;	/* axon_client.mm_node */
+};
+
+static struct mmu_notifier *axon_mm_alloc(struct mm_struct *mm)
+{
+	struct axon_mm *am = kzalloc(sizeof(*am), GFP_KERNEL_ACCOUNT);
+
+	if (!am)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&am->lock);
+	INIT_LIST_HEAD(&am->clients);
+	return &am->mn;
+}
+
+static void axon_mm_free(struct mmu_notifier *mn)
+{
+	kfree(container_of(mn, struct axon_mm, mn));
+}
+
+/*
+ * The opener's mm is being torn down (its last thread exited, or it
+ * called execve()): its clients end now, even if a fork child or another
+ * process still holds a copy of an fd. Runs in process context before the
+ * mm's files are closed, under the notifier's SRCU (sleeping is allowed;
+ * @am lives until its grace period after the last mmu_notifier_put()).
+ */
+static void axon_mm_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct axon_mm *am = container_of(mn, struct axon_mm, mn);
+	struct axon_client *c;
+	bool live;
+
+	for (;;) {
+		spin_lock(&am->lock);
+		c = list_first_entry_or_null(&am->clients, struct axon_client,
+					     mm_node);
+		live = false;
+		if (c) {
+			list_del_init(&c->mm_node);
+			/* a client already dying is ended by its file */
+			live = kref_get_unless_zero(&c->ref);
+		}
+		spin_unlock(&am->lock);
+		if (!c)
+			break;
+		if (!live)
+			continue;
+		if (axon_client_state(c) != AXON_CS_DAEMON)
+			axon_client_end(c);
+		axon_client_put(c);
+	}
+}
+
+static const struct mmu_notifier_ops axon_mm_ops = {
+	.alloc_notifier	= axon_mm_alloc,
+	.release	= axon_mm_release,
+	.free_notifier	= axon_mm_free,
+};
+
+/* Watches the opener's mm for its release (axon_mm_release()). */
+static int axon_client_watch(struct axon_client *c)
+{
+	struct mmu_notifier *mn = mmu_notifier_get(&axon_mm_ops, c->mm);
+
+	if (IS_ERR(mn)) {
+		/* mm_take_all_locks() gives up on a signal: open again */
+		return PTR_ERR(mn) == -EINTR ? -ERESTARTNOINTR : PTR_ERR(mn);
+	}
+	c->amm = container_of(mn, struct axon_mm, mn);
+	spin_lock(&c->amm->lock);
+	list_add_tail(&c->mm_node, &c->amm->clients);
+	spin_unlock(&c->amm->lock);
+	return 0;
+}
+
+static void axon_client_unwatch(struct axon_client *c)
+{
+	if (!c->amm)
+		return;
+	spin_lock(&c->amm->lock);
+	list_del_init(&c->mm_node);
+	spin_unlock(&c->amm->lock);
+	mmu_notifier_put(&c->amm->mn);
+}
+
 /**
  * axon_client_create() - a client for the current task
  *
- * Captures the identity (tgid, credentials, cgroup, mm, comm, start time)
- * and publishes the client in the id xarray.
+ * Counts the client against its user (max_user_clients), captures the
+ * identity (tgid, credentials, cgroup, mm, comm, start time), registers
+ * for the mm's release (the opener's exit ends the client) and publishes
+ * the client in the id xarray.
  *
- * Return: the client with one reference (the file's) or an ERR_PTR.
+ * Return: the client with one reference (the file's) or an ERR_PTR
+ * (-EMFILE: the user's limit).
  */
 struct axon_client *axon_client_create(void)
 {
@@ -89,6 +201,13 @@ struct axon_client *axon_client_create(void)
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
+	c->limited = !ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
+	c->user = axon_user_get(current_uid(), c->limited);
+	if (IS_ERR(c->user)) {
+		ret = PTR_ERR(c->user);
+		kfree(c);
+		return ERR_PTR(ret);
+	}
 	kref_init(&c->ref);
 	mutex_init(&c->setup_mutex);
 	INIT_LIST_HEAD(&c->ev_node);
@@ -104,22 +223,27 @@ struct axon_client *axon_client_create(void)
 	c->start_boottime = current->group_leader->start_boottime;
 	atomic64_set(&c->enters, 0);
 
+	INIT_LIST_HEAD(&c->mm_node);
+	if (c->mm) {
+		ret = axon_client_watch(c);
+		if (ret)
+			goto err_identity;
+	}
+
 	c->id = atomic64_inc_return(&axon_dev.next_id);
 	ret = xa_insert(&axon_dev.clients, c->id, c, GFP_KERNEL_ACCOUNT);
 	if (ret)
-		goto err_identity;
+		goto err_mn;
 	atomic64_inc(&axon_dev.stats.opens);
 	atomic64_inc(&axon_dev.stats.clients);
 	axon_dbg(KREF, "client %llu created (pid %d)\n", c->id,
 		 pid_nr(c->pid));
 	return c;
 
+err_mn:
+	axon_client_unwatch(c);
 err_identity:
-	if (c->mm)
-		mmdrop(c->mm);
-	cgroup_put(c->cgrp);
-	put_cred(c->cred);
-	put_pid(c->pid);
+	axon_client_free_identity(c);
 	kfree(c);
 	return ERR_PTR(ret);
 }
@@ -131,13 +255,10 @@ static void axon_client_free(struct kref *ref)
 	WARN_ON(!list_empty(&c->ev_node));
 	xa_erase(&axon_dev.clients, c->id);
 	axon_region_free(c->region);
-	if (c->mm)
-		mmdrop(c->mm);
-	cgroup_put(c->cgrp);
-	put_cred(c->cred);
-	put_pid(c->pid);
+	axon_client_free_identity(c);
 	atomic64_dec(&axon_dev.stats.clients);
 	axon_dbg(KREF, "client %llu destroyed\n", c->id);
+	axon_client_unwatch(c);
 	/* Lookups under RCU may still be looking at it. */
 	kfree_rcu(c, rcu);
 }
@@ -198,27 +319,59 @@ struct axon_client *axon_client_next(unsigned long *id)
 }
 
 /**
- * axon_client_release() - the client's file is being released
- * @c:	the client; the file's reference is dropped here
+ * axon_client_retire() - a dead or gone client gives its region back
+ * @c:	the client, DEAD or GONE
  *
- * Never waits for the daemon: marks the client GONE, queues the GONE event
- * if the attached daemon knows the client, and gives back every charge.
+ * The region's pages but the headers are released and its bytes no
+ * longer count against the user. Idempotent; may sleep.
  */
-void axon_client_release(struct axon_client *c)
+void axon_client_retire(struct axon_client *c)
+{
+	/* region and params are visible: the state is past NEW */
+	if (axon_client_state(c) == AXON_KSTATE_NEW || !c->region)
+		return;
+	if (axon_region_retire(c->region))
+		axon_user_uncharge_region(c->user, c->params.region_size);
+}
+
+/*
+ * The end of a client, once: marks it GONE, queues the GONE event if the
+ * attached daemon knows it, gives back every charge and its region. Never
+ * waits for the daemon.
+ */
+static void axon_client_end(struct axon_client *c)
 {
 	int was;
 
 	spin_lock(&axon_dev.lock);
+	if (c->flags & AXON_CF_ENDED) {
+		spin_unlock(&axon_dev.lock);
+		return;
+	}
+	c->flags |= AXON_CF_ENDED;
 	was = c->state;
 	axon_client_set_state(c, AXON_KSTATE_GONE);
 	axon_daemon_queue_locked(c, AXON_EV_GONE);
 	spin_unlock(&axon_dev.lock);
 
 	axon_charge_client_close(c, true);
-	if (was != AXON_KSTATE_NEW)
+	if (was != AXON_KSTATE_NEW) {
+		axon_client_retire(c);
 		axon_nl_client_event(AXON_NLEV_CLIENT_EXIT, c);
-	axon_dbg(FILE, "client %llu released (was %s)\n", c->id,
+	}
+	axon_dbg(FILE, "client %llu ended (was %s)\n", c->id,
 		 axon_kstate_name(was));
+}
+
+/**
+ * axon_client_release() - the client's file is being released
+ * @c:	the client; the file's reference is dropped here
+ *
+ * Ends the client unless its opener's exit already did.
+ */
+void axon_client_release(struct axon_client *c)
+{
+	axon_client_end(c);
 	axon_client_put(c);
 }
 
@@ -261,19 +414,39 @@ static long axon_client_setup_wait(struct axon_client *c,
 	return 0;
 }
 
+/*
+ * SETUP's input is the three sizes; every other field is reserved or
+ * written by the kernel, and must be zero (a stale geometry is refused,
+ * not silently overwritten).
+ */
+static bool axon_params_only_sizes(const struct axon_params *p)
+{
+	const struct axon_params in = {
+		.sq_entries = p->sq_entries,
+		.cq_entries = p->cq_entries,
+		.data_size = p->data_size,
+	};
+
+	BUILD_BUG_ON(sizeof(in) != 168);	/* no padding to compare */
+	return !memcmp(&in, p, sizeof(in));
+}
+
 /**
  * axon_client_setup() - AXON_IOC_SETUP
  * @c:	the client
  * @up:	struct axon_params: sizes in, geometry and the daemon's answer out
  *
- * Allocates the region (memcg-charged to the caller), publishes the client
+ * Counts the region against the user, allocates it (memcg-charged to the
+ * caller), publishes the client
  * to the daemon (AXON_EV_OPEN) and waits, interruptibly, for ACCEPT or
  * DISCONNECT. Interrupted, it can be called again and waits for the same
  * request.
  *
  * Return: 0; -ECONNREFUSED (no daemon, wait_for_daemon off); -ECONNRESET
- * (the daemon went away meanwhile); the daemon's error; -EINVAL, -ENOMEM,
- * -EBUSY (already set up), -EPERM (not the opener's process).
+ * (the daemon went away meanwhile); the daemon's error; -EINVAL (bad
+ * sizes, a non-zero output or reserved field), -EDQUOT (the user's
+ * max_user_region_bytes), -ENOMEM, -EBUSY (already set up), -EPERM (not
+ * the opener's process).
  */
 long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 {
@@ -309,6 +482,10 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		goto out_unlock;
 	}
 
+	/* a set-up client's own params back get EBUSY above, as always */
+	ret = -EINVAL;
+	if (!axon_params_only_sizes(&req))
+		goto out_unlock;
 	ret = axon_region_geometry(&req, &geo);
 	if (ret)
 		goto out_unlock;
@@ -316,10 +493,13 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		ret = -ECONNREFUSED;
 		goto out_unlock;
 	}
+	ret = axon_user_charge_region(c->user, geo.region_size, c->limited);
+	if (ret)
+		goto out_unlock;
 	r = axon_region_alloc(&geo);
 	if (IS_ERR(r)) {
 		ret = PTR_ERR(r);
-		goto out_unlock;
+		goto out_uncharge;
 	}
 	geo.client_id = c->id;
 
@@ -330,7 +510,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		ret = c->state != AXON_KSTATE_NEW ? -EINVAL : -ECONNREFUSED;
 		spin_unlock(&axon_dev.lock);
 		axon_region_free(r);
-		goto out_unlock;
+		goto out_uncharge;
 	}
 	c->region = r;
 	c->params = geo;
@@ -347,6 +527,8 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 	axon_nl_client_event(AXON_NLEV_CLIENT_OPEN, c);
 	return axon_client_setup_wait(c, up);
 
+out_uncharge:
+	axon_user_uncharge_region(c->user, geo.region_size);
 out_unlock:
 	mutex_unlock(&c->setup_mutex);
 	return ret;

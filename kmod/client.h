@@ -8,6 +8,7 @@
 
 struct axon_client *axon_client_create(void);
 void axon_client_release(struct axon_client *c);
+void axon_client_retire(struct axon_client *c);
 void axon_client_get(struct axon_client *c);
 void axon_client_put(struct axon_client *c);
 struct axon_client *axon_client_lookup(u64 id);

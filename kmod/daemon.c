@@ -18,6 +18,7 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
@@ -210,6 +211,9 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 	id = 0;
 	while ((x = axon_client_next(&id))) {
 		axon_charge_client_close(x, false);
+		/* pending SETUPs failed above give their region back */
+		if (axon_client_state(x) == AXON_KSTATE_DEAD)
+			axon_client_retire(x);
 		axon_client_put(x);
 	}
 	mutex_unlock(&axon_dev.attach_mutex);
@@ -336,18 +340,21 @@ int axon_daemon_mmap(struct vm_area_struct *vma)
  * @ua:	struct axon_accept
  *
  * Return: 0, -ENOENT (no such client, or gone), -EALREADY (already served),
- * -EINVAL.
+ * -EINVAL (reserved fields, unknown features, a minting window that wraps
+ * past 2^64).
  */
 long axon_daemon_accept(struct axon_accept __user *ua)
 {
 	struct axon_accept a;
 	struct axon_client *c;
 	long ret = 0;
+	u64 va_end;
 
 	if (copy_from_user(&a, ua, sizeof(a)))
 		return -EFAULT;
 	if (a.resv0 || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
-	    (a.features & ~AXON_FEAT_ALL))
+	    (a.features & ~AXON_FEAT_ALL) ||
+	    check_add_overflow(a.va_base, a.va_size, &va_end))
 		return -EINVAL;
 	c = axon_client_lookup(a.client_id);
 	if (!c)
@@ -390,7 +397,7 @@ long axon_daemon_accept(struct axon_accept __user *ua)
  * @ud:	struct axon_disconnect
  *
  * The client becomes DEAD: its pending SETUP and every later ENTER return
- * the error, sleepers wake, its charges are given back.
+ * the error, sleepers wake, its charges and its region are given back.
  *
  * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL (reserved bits, an
  * error outside -511..-1).
@@ -429,8 +436,10 @@ long axon_daemon_disconnect(struct axon_disconnect __user *ud)
 		break;
 	}
 	spin_unlock(&axon_dev.lock);
-	if (!ret)
+	if (!ret) {
 		axon_charge_client_close(c, true);
+		axon_client_retire(c);
+	}
 	axon_client_put(c);
 	return ret;
 }

@@ -4,6 +4,7 @@
  * Module init and exit only; see axon_drv.h for the objects and locks and
  * Documentation/kmod.md for the interface.
  */
+#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -14,6 +15,7 @@
 #include "netlink.h"
 #include "proc.h"
 #include "region.h"
+#include "user.h"
 
 struct axon_dev axon_dev;
 
@@ -32,6 +34,14 @@ MODULE_PARM_DESC(default_data_size, "data area bytes when a client asks for 0 (d
 unsigned long axon_max_data_size = AXON_KMOD_MAX_DATA_SIZE;
 module_param_named(max_data_size, axon_max_data_size, ulong, 0644);
 MODULE_PARM_DESC(max_data_size, "largest data area a client may ask for (at most 128 MiB)");
+
+unsigned int axon_max_user_clients = 64;
+module_param_named(max_user_clients, axon_max_user_clients, uint, 0644);
+MODULE_PARM_DESC(max_user_clients, "open /dev/axon clients per user without CAP_SYS_RESOURCE (default 64)");
+
+unsigned long axon_max_user_region_bytes = 256UL << 20;
+module_param_named(max_user_region_bytes, axon_max_user_region_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_user_region_bytes, "region bytes of set-up clients per user without CAP_SYS_RESOURCE (default 256 MiB)");
 
 unsigned int axon_dbg_mask;
 module_param_named(dbg_mask, axon_dbg_mask, uint, 0644);
@@ -83,8 +93,13 @@ static void __exit axon_exit(void)
 	axon_proc_uninit();
 	axon_charge_uninit();
 	axon_info_uninit();
-	/* Clients are freed with kfree_rcu(); let those finish. */
+	/*
+	 * Clients are freed with kfree_rcu(), their mm notifiers after an
+	 * SRCU grace period; let both finish.
+	 */
+	mmu_notifier_synchronize();
 	rcu_barrier();
+	axon_user_uninit();
 	WARN_ON(!xa_empty(&axon_dev.clients));
 	xa_destroy(&axon_dev.clients);
 }

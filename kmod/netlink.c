@@ -4,6 +4,8 @@
  * resv_start_op is 0: every command validates strictly and accepts only
  * the attributes of its own policy. Setting limits needs CAP_NET_ADMIN;
  * joining the "events" group too (the events name pids, uids, cgroups).
+ * Client and limit queries and dumps show only what visible.c lets the
+ * caller see (another tenant's client is "no such client").
  * Multicast is lossy: it is for monitoring tools; axond gets its client
  * events from its fd.
  */
@@ -21,6 +23,7 @@
 #include "netlink.h"
 #include "proc.h"
 #include "region.h"
+#include "visible.h"
 
 static struct genl_family axon_genl_family;
 
@@ -136,6 +139,10 @@ static int axon_nl_get_client(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, AXON_A_CLIENT_ID))
 		return -EINVAL;
 	c = axon_client_lookup(nla_get_u64(info->attrs[AXON_A_CLIENT_ID]));
+	if (c && !axon_client_visible(c)) {
+		axon_client_put(c);
+		c = NULL;
+	}
 	if (!c) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[AXON_A_CLIENT_ID],
@@ -169,9 +176,13 @@ static int axon_nl_dump_clients(struct sk_buff *skb,
 	if (!path)
 		return -ENOMEM;
 	while ((c = axon_client_next(&id))) {
-		int ret = axon_nl_fill_client(skb, NETLINK_CB(cb->skb).portid,
-					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					      c, path);
+		int ret = 0;
+
+		if (axon_client_visible(c))
+			ret = axon_nl_fill_client(skb,
+						  NETLINK_CB(cb->skb).portid,
+						  cb->nlh->nlmsg_seq,
+						  NLM_F_MULTI, c, path);
 
 		axon_client_put(c);
 		if (ret)
@@ -198,6 +209,10 @@ static struct cgroup *axon_nl_cgroup(struct genl_info *info)
 		cgrp = cgroup_get_from_path(nla_data(p));
 	else
 		cgrp = cgroup_get_from_id(nla_get_u64(id));
+	if (!IS_ERR(cgrp) && !axon_cgroup_visible(cgrp)) {
+		cgroup_put(cgrp);
+		cgrp = ERR_PTR(-ENOENT);
+	}
 	if (IS_ERR(cgrp))
 		NL_SET_ERR_MSG_ATTR(info->extack, p ? p : id, "no such cgroup");
 	return cgrp;

@@ -6,7 +6,8 @@
  * names) have whitespace and backslashes escaped as \ooo octal, as
  * /proc/mounts does. New fields are only ever appended. Pids and uids are
  * those of the reader's namespaces, cgroup paths relative to its cgroup
- * namespace. Documentation/kmod.md lists every field.
+ * namespace; a reader sees only the clients and cgroups visible.c lets it
+ * see. Documentation/kmod.md lists every field.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -22,6 +23,7 @@
 #include "client.h"
 #include "proc.h"
 #include "region.h"
+#include "visible.h"
 
 #define AXON_PROC_ESC	" \t\n\\"
 
@@ -134,6 +136,8 @@ static int axon_clients_show(struct seq_file *m, void *v)
 		seq_puts(m, "id pid uid gid cgroup comm charged submits completions depth state enters\n");
 		return 0;
 	}
+	if (!axon_client_visible(c))
+		return 0;
 	state = axon_client_kstate(c);
 	r = state != AXON_KSTATE_NEW ? c->region : NULL;
 	if (r) {

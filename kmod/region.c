@@ -104,6 +104,7 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
+	mutex_init(&r->lock);
 	r->nr_pages = p->region_size >> PAGE_SHIFT;
 	r->pages = kvmalloc_array(r->nr_pages, sizeof(*r->pages),
 				  GFP_KERNEL_ACCOUNT);
@@ -124,7 +125,8 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 		if (!(i & 255))
 			cond_resched();
 	}
-	r->hdr = vmap(r->pages, 2, VM_MAP, PAGE_KERNEL);
+	BUILD_BUG_ON(AXON_REGION_HDR_PAGES != 2);
+	r->hdr = vmap(r->pages, AXON_REGION_HDR_PAGES, VM_MAP, PAGE_KERNEL);
 	if (!r->hdr) {
 		ret = -ENOMEM;
 		goto err_free_pages;
@@ -160,14 +162,48 @@ err_free_r:
 	return ERR_PTR(ret);
 }
 
+/**
+ * axon_region_retire() - drop the kernel's hold on a dead client's pages
+ * @r:	the region (NULL: nothing)
+ *
+ * A client that is refused, disconnected or gone needs no region but the
+ * two header pages (poll, fdinfo and /proc read them). Every other page
+ * is released now rather than at the last reference to the client; pages
+ * still mapped (the daemon's CLIENT_FD mappings, a client that has not
+ * unmapped) live on through their PTEs' references until unmapped. New
+ * mappings of the region are refused from here on.
+ *
+ * Return: true the first time (the caller gives back what it counted).
+ */
+bool axon_region_retire(struct axon_region *r)
+{
+	const unsigned long keep = AXON_REGION_HDR_PAGES;
+	bool first;
+
+	if (!r)
+		return false;
+	mutex_lock(&r->lock);
+	first = !r->retired;
+	if (first) {
+		r->retired = true;
+		axon_free_pages(r->pages + keep, r->nr_pages - keep);
+		atomic64_sub((u64)(r->nr_pages - keep) << PAGE_SHIFT,
+			     &axon_dev.stats.region_bytes);
+	}
+	mutex_unlock(&r->lock);
+	return first;
+}
+
 void axon_region_free(struct axon_region *r)
 {
+	unsigned long n;
+
 	if (!r)
 		return;
-	atomic64_sub((u64)r->nr_pages << PAGE_SHIFT,
-		     &axon_dev.stats.region_bytes);
+	n = r->retired ? AXON_REGION_HDR_PAGES : r->nr_pages;
+	atomic64_sub((u64)n << PAGE_SHIFT, &axon_dev.stats.region_bytes);
 	vunmap(r->hdr);
-	axon_free_pages(r->pages, r->nr_pages);
+	axon_free_pages(r->pages, n);
 	kvfree(r->pages);
 	kfree(r);
 }
@@ -178,7 +214,23 @@ static vm_fault_t axon_vm_fault(struct vm_fault *vmf)
 	return VM_FAULT_SIGBUS;
 }
 
+/*
+ * A vma is opened when it is split, moved or copied into a fork child.
+ * VM_DONTCOPY keeps it out of children, but MADV_DOFORK clears that flag:
+ * a copy in another mm than the one that made the mapping gets
+ * VM_WIPEONFORK here, which dup_mmap() checks after this call and before
+ * copying the page table, so the child has the vma but none of the pages
+ * (touching it faults: SIGBUS). A client's rings and data belong to one
+ * process (and the daemon's view of them to the daemon).
+ */
+static void axon_vm_open(struct vm_area_struct *vma)
+{
+	if (vma->vm_mm != vma->vm_private_data)
+		axon_vm_flags_mod(vma, VM_WIPEONFORK, 0);
+}
+
 static const struct vm_operations_struct axon_vm_ops = {
+	.open = axon_vm_open,
 	.fault = axon_vm_fault,
 };
 
@@ -186,7 +238,7 @@ static const struct vm_operations_struct axon_vm_ops = {
  * Checks and flags common to every axon mapping: shared only, never
  * executable, read-only parts cannot be made writable later (VM_MAYWRITE
  * cleared), no growth through mremap, not in core dumps, not inherited by
- * fork() children.
+ * fork() children (axon_vm_open for those that undo VM_DONTCOPY).
  */
 static int axon_vma_prepare(struct vm_area_struct *vma, bool writable)
 {
@@ -204,6 +256,8 @@ static int axon_vma_prepare(struct vm_area_struct *vma, bool writable)
 	axon_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
 			  clear);
 	vma->vm_ops = &axon_vm_ops;
+	/* the mm it belongs to; never dereferenced (axon_vm_open) */
+	vma->vm_private_data = vma->vm_mm;
 	return 0;
 }
 
@@ -231,7 +285,8 @@ static int axon_insert(struct vm_area_struct *vma, struct page **pages,
  * @daemon:	map with the daemon's permissions instead of the client's
  *
  * Return: 0, -EINVAL (offset or size outside one part, MAP_PRIVATE),
- * -EPERM (writable or executable mapping of a read-only part).
+ * -EPERM (writable or executable mapping of a read-only part), -ENOENT
+ * (the region was retired: the client is dead or gone).
  */
 int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		     bool daemon)
@@ -256,7 +311,14 @@ int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		ret = axon_vma_prepare(vma, writable);
 		if (ret)
 			return ret;
-		return axon_insert(vma, r->pages + r->first[i] + idx, npages);
+		mutex_lock(&r->lock);
+		if (r->retired)
+			ret = -ENOENT;
+		else
+			ret = axon_insert(vma, r->pages + r->first[i] + idx,
+					  npages);
+		mutex_unlock(&r->lock);
+		return ret;
 	}
 	return -EINVAL;
 }

@@ -3,6 +3,7 @@
 #ifndef AXON_KMOD_REGION_H
 #define AXON_KMOD_REGION_H
 
+#include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/axon.h>
 
@@ -29,9 +30,14 @@ enum axon_part {
  * @dpage:	the daemon page in @hdr
  * @first:	each part's first page index
  * @count:	each part's page count
+ * @lock:	serialises mmap against axon_region_retire()
+ * @retired:	the kernel dropped its references to every page but the two
+ *		header pages; no new mapping of them; under @lock
  *
- * Immutable after axon_region_alloc(); freed by axon_region_free() when
- * the client object dies. User mappings keep their own page references.
+ * Geometry immutable after axon_region_alloc(); freed by
+ * axon_region_free() when the client object dies. User mappings keep
+ * their own page references, so retiring a region frees only the pages
+ * nothing maps.
  */
 struct axon_region {
 	struct page **pages;
@@ -41,10 +47,16 @@ struct axon_region {
 	struct axon_daemon_page *dpage;
 	unsigned long first[AXON_PART_NR];
 	unsigned long count[AXON_PART_NR];
+	struct mutex lock;	/* mmap against retirement */
+	bool retired;
 };
+
+/* The client and daemon pages, vmap()ed: kept until the region is freed. */
+#define AXON_REGION_HDR_PAGES	2
 
 int axon_region_geometry(const struct axon_params *req, struct axon_params *p);
 struct axon_region *axon_region_alloc(const struct axon_params *p);
+bool axon_region_retire(struct axon_region *r);
 void axon_region_free(struct axon_region *r);
 int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		     bool daemon);

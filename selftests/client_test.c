@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -284,6 +285,46 @@ TEST(setup_args)
 	EXPECT_EQ(128, p.sq_entries);
 	EXPECT_EQ(256, p.cq_entries);
 	EXPECT_EQ(8 << 20, p.data_size);
+	close(c.fd);
+	fake_daemon_kill(d);
+}
+
+/*
+ * SETUP refuses what only the kernel writes: every output field must be
+ * zero on input (a stale or forged geometry is not silently ignored).
+ */
+TEST(setup_output_fields)
+{
+	pid_t d = fake_daemon_spawn(true);
+	struct axon_params p;
+	struct tclient c;
+	unsigned int i;
+	static const size_t outs[] = {
+		offsetof(struct axon_params, features),
+		offsetof(struct axon_params, client_id),
+		offsetof(struct axon_params, region_size),
+		offsetof(struct axon_params, off_client),
+		offsetof(struct axon_params, off_data),
+		offsetof(struct axon_params, frontier_entries),
+		offsetof(struct axon_params, va_base),
+		offsetof(struct axon_params, va_size),
+		offsetof(struct axon_params, mint_credit),
+	};
+
+	ASSERT_GT(d, 0);
+	ASSERT_EQ(0, tclient_open(&c));
+	for (i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		((unsigned char *)&p)[outs[i]] = 1;
+		EXPECT_EQ(-1, ioctl(c.fd, AXON_IOC_SETUP, &p)) {
+			TH_LOG("output field at %zu accepted", outs[i]);
+		}
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* and a clean request still works */
+	memset(&p, 0, sizeof(p));
+	p.data_size = 4096;
+	EXPECT_EQ(0, ioctl(c.fd, AXON_IOC_SETUP, &p));
 	close(c.fd);
 	fake_daemon_kill(d);
 }

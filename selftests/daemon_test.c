@@ -469,6 +469,38 @@ TEST(disconnect)
 	tdaemon_close(&d);
 }
 
+/*
+ * ACCEPT validates what it hands to the client: a minting window that
+ * wraps past 2^64 is refused, and the client stays PENDING for a correct
+ * answer.
+ */
+TEST(accept_args)
+{
+	struct axon_accept a = { 0 };
+	struct tdaemon d;
+	struct axon_event ev;
+	struct kid k;
+
+	ASSERT_EQ(0, tdaemon_attach(&d));
+	kid_start(&k, 0, false);
+	ASSERT_EQ(1, tdaemon_event(&d, &ev, 5000));
+	ASSERT_NE(NULL, tdaemon_map(&d, ev.client_id));
+	a.client_id = ev.client_id;
+	a.va_base = ~0ULL - 4095;
+	a.va_size = 1ULL << 30;
+	EXPECT_EQ(-1, ioctl(d.fd, AXON_IOC_ACCEPT, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.va_base = 1;
+	a.va_size = ~0ULL;
+	EXPECT_EQ(-1, ioctl(d.fd, AXON_IOC_ACCEPT, &a));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, tdaemon_accept(&d, ev.client_id));
+	ASSERT_EQ(ev.client_id, kid_id(&k));
+	kill(k.pid, SIGKILL);
+	waitpid(k.pid, NULL, 0);
+	tdaemon_close(&d);
+}
+
 /* NOTIFY checks its arguments and counts the served clients it woke. */
 TEST(notify)
 {

@@ -302,6 +302,51 @@ TEST_F(n, limit_needs_admin)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
+/* Another user's dump and get do not show root's client; its own, yes. */
+TEST_F(n, clients_of_others_hidden)
+{
+	struct tclient c;
+	pid_t pid;
+	int st;
+
+	self->daemon = fake_daemon_spawn(true);
+	ASSERT_GT(self->daemon, 0);
+	ASSERT_EQ(0, tclient_open(&c));
+	ASSERT_EQ(0, tclient_setup(&c, 4, 4096));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct reply r = { .want_client = c.p.client_id };
+		struct tclient mine;
+		struct nl n;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (nl_open(&n))
+			_exit(101);
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, NLM_F_DUMP, &r, 0, 0, NULL))
+			_exit(102);
+		if (r.found)
+			_exit(10);
+		memset(&r, 0, sizeof(r));
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, 0, &r, AXON_A_CLIENT_ID,
+			    c.p.client_id, NULL) != -NLE_OBJ_NOTFOUND)
+			_exit(11);
+		if (tclient_open(&mine) || tclient_setup(&mine, 4, 4096))
+			_exit(103);
+		memset(&r, 0, sizeof(r));
+		r.want_client = mine.p.client_id;
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, NLM_F_DUMP, &r, 0, 0, NULL) ||
+		    !r.found)
+			_exit(12);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	tclient_close(&c);
+}
+
 /* Events arrive on the multicast group. */
 struct evlog {
 	int n;

@@ -11,7 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sched.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "axon_test.h"
 #include "kselftest_harness.h"
@@ -142,6 +146,100 @@ TEST_F(p, many_clients)
 					"state", buf, sizeof(buf)));
 	for (i = 0; i < 25; i++)
 		tclient_close(&c[i]);
+}
+
+static int no_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	return syscall(SYS_capset, &h, d);
+}
+
+/* In a child: 0 if /proc/axon/clients has no row for @id, 1 if it has. */
+static int row_visible(uint64_t id)
+{
+	char buf[64];
+
+	return proc_field("clients", id, "id", "state", buf, sizeof(buf)) == 0;
+}
+
+/*
+ * Another user sees neither root's client in /proc/axon/clients, only its
+ * own.
+ */
+TEST_F(p, other_user_hidden)
+{
+	uint64_t id = self->c.p.client_id;
+	pid_t pid;
+	int st;
+
+	ASSERT_TRUE(row_visible(id));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct tclient c;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (row_visible(id))
+			_exit(10);
+		if (tclient_open(&c) || tclient_setup(&c, 4, 4096))
+			_exit(11);
+		if (!row_visible(c.p.client_id))
+			_exit(12);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * Same uid, no capabilities, but another pid namespace (the client's pid
+ * is not there) or a cgroup namespace the client's cgroup is outside of:
+ * hidden as well.
+ */
+TEST_F(p, other_namespace_hidden)
+{
+	uint64_t id = self->c.p.client_id;
+	pid_t pid, kid;
+	int st;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		kid = fork();
+		if (kid == 0)
+			_exit(no_caps() ? 101 : row_visible(id) ? 10 : 0);
+		if (kid < 0 || waitpid(kid, &st, 0) != kid || !WIFEXITED(st))
+			_exit(102);
+		_exit(WEXITSTATUS(st));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	rmdir("/sys/fs/cgroup/axvis");
+	ASSERT_EQ(0, mkdir("/sys/fs/cgroup/axvis", 0755));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%d", getpid());
+		if (write_file("/sys/fs/cgroup/axvis/cgroup.procs", v))
+			_exit(100);
+		if (unshare(CLONE_NEWCGROUP) || no_caps())
+			_exit(101);
+		_exit(row_visible(id) ? 10 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	rmdir("/sys/fs/cgroup/axvis");
 }
 
 TEST(cgroups)
