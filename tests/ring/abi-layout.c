@@ -584,13 +584,18 @@ static const char *const op_names[] = {
 	"OCCUPANCY", "PRIVATE_CALL", "MODULE_FUNCS",
 };
 
+/* The ops released so far, whose numbers and names are pinned here. */
+#define PINNED_OPS (sizeof(op_names) / sizeof(op_names[0]))
+
 START_TEST(test_op_numbers)
 {
-	/* Op numbers are ABI: appended, never renumbered. */
-	ck_assert_uint_eq(AXON_OP_LAST, 44);
+	/* Op numbers are ABI: appended, never renumbered or removed. The
+	 * ops of op_names[] keep their numbers; a new op only raises
+	 * AXON_OP_LAST (adding one touches its description, its handler
+	 * and its own test, not this one). */
+	ck_assert_uint_ge(AXON_OP_LAST, PINNED_OPS);
 	ck_assert_uint_eq(AXON_OP_PRIVATE_CALL, 42);
 	ck_assert_uint_eq(AXON_OP_MODULE_FUNCS, 43);
-	ck_assert_uint_eq(sizeof(op_names) / sizeof(op_names[0]), AXON_OP_LAST);
 	ck_assert_uint_eq(AXON_OP_NOP, 0);
 	ck_assert_uint_eq(AXON_OP_CTX_CREATE, 1);
 	ck_assert_uint_eq(AXON_OP_CTX_DESTROY, 2);
@@ -630,8 +635,10 @@ START_TEST(test_op_names)
 
 		ck_assert_ptr_nonnull(n);
 		ck_assert_msg(strcmp(n, "?") != 0, "op %u has no name", i);
-		ck_assert_msg(strcmp(n, op_names[i]) == 0,
-			      "op %u is named '%s', expected '%s'", i, n, op_names[i]);
+		/* Past the pinned ops, only a name of its own is asked for. */
+		ck_assert_msg(i >= PINNED_OPS || strcmp(n, op_names[i]) == 0,
+			      "op %u is named '%s', expected '%s'", i, n,
+			      i < PINNED_OPS ? op_names[i] : "");
 		for (j = 0; j < i; j++)
 			ck_assert_msg(strcmp(n, axon_op_name(j)) != 0,
 				      "ops %u and %u share the name '%s'", j, i, n);
