@@ -227,6 +227,19 @@ static void exec_release(struct axond *d, struct client *c, void *obj)
 	exec_free(d, c, obj);
 }
 
+/* Marks obj dying and frees it once the work queued before it is done;
+ * without the memory to queue that, obj stays as it was. */
+static enum op_status destroy_later(struct op_ctx *o, bool *dying,
+				    release_fn release, void *obj)
+{
+	*dying = true;
+	if (work_release_later(o->d, o->c, release, obj)) {
+		*dying = false;
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return OP_COMPLETE;
+}
+
 int32_t op_graph_destroy_prep(struct op_ctx *o)
 {
 	struct graph *g = graph_lookup(o->c, o->sqe->obj.handle);
@@ -248,12 +261,7 @@ enum op_status op_graph_destroy_issue(struct op_ctx *o)
 	struct graph *g = op_req(o, struct graph_req)->graph;
 
 	/* Freed after the work queued so far (its END, launches naming it). */
-	g->dying = true;
-	if (work_release_later(o->d, o->c, graph_release, g)) {
-		g->dying = false;
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	return OP_COMPLETE;
+	return destroy_later(o, &g->dying, graph_release, g);
 }
 
 int32_t op_graph_exec_destroy_prep(struct op_ctx *o)
@@ -274,12 +282,7 @@ enum op_status op_graph_exec_destroy_issue(struct op_ctx *o)
 {
 	struct graph_exec *x = op_req(o, struct graph_req)->exec;
 
-	x->dying = true;
-	if (work_release_later(o->d, o->c, exec_release, x)) {
-		x->dying = false;
-		o->res = CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	return OP_COMPLETE;
+	return destroy_later(o, &x->dying, exec_release, x);
 }
 
 /*
