@@ -426,6 +426,11 @@ int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
 	int slot = pending_slot(tag), fd;
 	ssize_t n;
 
+	*w = (struct axon_welcome){
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+	};
 	if (slot < 0)
 		return -1;
 	fd = pending[slot].fd;

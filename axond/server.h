@@ -23,6 +23,9 @@ unsigned int server_npending(void);
 /* Closes connections past their hello deadline; ms to the next one, -1:
  * none. */
 int server_expire(struct axond *d);
+/* Reads the hello of pending connection tag into h and starts w, the
+ * welcome that answers it (magic and ABI). A hello that fails its checks
+ * is answered and closed here: -1. Else the connection's fd. */
 int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
 		      struct axon_welcome *w);
 int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w);

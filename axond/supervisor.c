@@ -605,11 +605,7 @@ static void stop_workers(struct axond *d)
 static void hello_to_worker(struct axond *d, uint64_t tag)
 {
 	struct axon_hello h;
-	struct axon_welcome w = {
-		.magic = AXON_MAGIC,
-		.abi_major = AXON_ABI_MAJOR,
-		.abi_minor = AXON_ABI_MINOR,
-	};
+	struct axon_welcome w;
 	int fd = server_hello_read(d, tag, &h, &w);
 
 	if (fd >= 0)
