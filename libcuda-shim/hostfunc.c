@@ -17,8 +17,8 @@
  * it helps reap completions like any waiting thread.
  *
  * cuStreamQuery says NOT_READY while a host function of the stream has not
- * returned (pending[]); cuStreamSynchronize, cuCtxSynchronize and events
- * recorded after it wait for it in the daemon. The status given to a
+ * returned (its count in synchooks.h); cuStreamSynchronize,
+ * cuCtxSynchronize and events recorded after it wait for it in the daemon. The status given to a
  * cuStreamAddCallback callback is the error of the stream's earlier work
  * as the next synchronising call would report it (not cleared), else
  * CUDA_SUCCESS.
@@ -62,20 +62,6 @@ struct hostfn {
 /* All under shim.lock. */
 static struct hostfn *head, *tail;
 static bool thread_started;
-static uint32_t pending[AXON_MAX_FRONTIER];	/* by stream slot */
-
-/* cuStreamQuery is NOT_READY while a host function of the stream has
- * not returned (synchooks.h). */
-static bool hostfns_pending(uint64_t stream)
-{
-	return __atomic_load_n(&pending[shim_slot(stream) % AXON_MAX_FRONTIER],
-			       __ATOMIC_ACQUIRE) != 0;
-}
-
-__attribute__((constructor)) static void register_hostfns_pending(void)
-{
-	shim_on_stream_busy(hostfns_pending);
-}
 
 static void hostfns_forget(void)
 {
@@ -87,7 +73,9 @@ static void hostfns_forget(void)
 	}
 	head = tail = NULL;
 	thread_started = false;
-	memset(pending, 0, sizeof(pending));
+	/* The child has none of the parent's host functions; this file is
+	 * the only one that counts streams' local work. */
+	memset(shim_stream_local_busy, 0, sizeof(shim_stream_local_busy));
 }
 
 __attribute__((constructor)) static void register_hostfns_forget(void)
@@ -164,7 +152,7 @@ static void *callback_thread(void *arg)
 			 * daemon, which lets it go only after them. */
 			shim_hostwork_put(p->keep);
 			shim_lock();
-			__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER], 1,
+			__atomic_fetch_sub(shim_stream_busy_count(p->h), 1,
 					   __ATOMIC_RELEASE);
 			send_done(p);
 			free(p);
@@ -186,7 +174,7 @@ static void *callback_thread(void *arg)
 				run(p, shim_gone_error());
 				shim_hostwork_put(p->keep);
 				shim_lock();
-				__atomic_fetch_sub(&pending[shim_slot(p->h) % AXON_MAX_FRONTIER],
+				__atomic_fetch_sub(shim_stream_busy_count(p->h),
 						   1, __ATOMIC_RELEASE);
 				free(p);
 			}
@@ -249,7 +237,7 @@ static CUresult enqueue_locked(CUstream s, uint64_t h, CUhostFn fn, CUstreamCall
 	else
 		head = p;
 	tail = p;
-	__atomic_fetch_add(&pending[shim_slot(h) % AXON_MAX_FRONTIER], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(shim_stream_busy_count(h), 1, __ATOMIC_RELEASE);
 	shim_flush();
 	/* The callback thread may be asleep with nothing to wait for. */
 	pthread_cond_broadcast(&shim.cond);

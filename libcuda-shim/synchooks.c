@@ -13,8 +13,6 @@
 
 static void (*sync_hooks[SYNC_HOOKS_MAX])(void);
 static unsigned int nsync_hooks;
-static bool (*busy_hooks[SYNC_HOOKS_MAX])(uint64_t);
-static unsigned int nbusy_hooks;
 
 static void too_many(void)
 {
@@ -40,19 +38,4 @@ CUresult shim_sync_point(CUresult r)
 	return r;
 }
 
-void shim_on_stream_busy(bool (*busy)(uint64_t stream))
-{
-	if (nbusy_hooks == SYNC_HOOKS_MAX)
-		too_many();
-	busy_hooks[nbusy_hooks++] = busy;
-}
-
-bool shim_stream_busy_locally(uint64_t stream)
-{
-	unsigned int i;
-
-	for (i = 0; i < nbusy_hooks; i++)
-		if (busy_hooks[i](stream))
-			return true;
-	return false;
-}
+uint32_t shim_stream_local_busy[AXON_MAX_FRONTIER];
