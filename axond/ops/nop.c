@@ -14,16 +14,3 @@ enum op_status op_nop_issue(struct op_ctx *o)
 	o->res = 0;
 	return OP_COMPLETE;
 }
-
-/* An op number reserved in the ABI whose handler is not written yet. */
-int32_t op_unbuilt_prep(struct op_ctx *o)
-{
-	(void)o;
-	return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-enum op_status op_unbuilt_issue(struct op_ctx *o)
-{
-	o->res = CUDA_ERROR_NOT_SUPPORTED;
-	return OP_COMPLETE;
-}

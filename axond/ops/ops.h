@@ -100,7 +100,6 @@ extern const struct op_def op_table[AXON_OP_LAST];
 	int32_t handler##_prep(struct op_ctx *o);		\
 	enum op_status handler##_issue(struct op_ctx *o);
 AXON_OPS(OP_DECLARE)
-OP_DECLARE(UNBUILT, -1, op_unbuilt, 0, 0)	/* placeholder, nop.c */
 #undef OP_DECLARE
 
 /* MEM_MAP of a MEM handle (ops/vmm.c); ctx: the live context named. */
