@@ -64,9 +64,11 @@ static bool orders(const struct work *w, bool *sync_only)
 	}
 }
 
-/* Queues a record of from's order event on from, or a wait for it on on. */
+/* Queues a record of from's order event on from, or a wait for it on on,
+ * for the client's item then (NULL: for the daemon itself, never refused;
+ * work.h). */
 static int order_item(struct op_ctx *o, enum work_type type, struct stream *on,
-		      struct stream *from)
+		      struct stream *from, const struct work *then)
 {
 	struct op_ctx oo = {
 		.d = o->d, .c = o->c, .stream = on, .deferred = true,
@@ -80,16 +82,24 @@ static int order_item(struct op_ctx *o, enum work_type type, struct stream *on,
 	if (type == WORK_EVENT_RECORD)
 		from->order_ev.records++;
 	w->event.event = &from->order_ev;
-	work_submit_order(o->d, w);
+	if (!work_submit_order(o->d, w, then)) {
+		/* Past the client's limits: undone as if never made. */
+		if (type == WORK_EVENT_RECORD)
+			from->order_ev.records--;
+		on->skipped += w->skip;
+		free(w);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	return CUDA_SUCCESS;
 }
 
-/* Makes on's later work wait for from's work queued so far. */
-static int join(struct op_ctx *o, struct stream *on, struct stream *from)
+/* Makes on's later work wait for from's work queued so far (for then). */
+static int join(struct op_ctx *o, struct stream *on, struct stream *from,
+		const struct work *then)
 {
-	int r = order_item(o, WORK_EVENT_RECORD, from, from);
+	int r = order_item(o, WORK_EVENT_RECORD, from, from, then);
 
-	return r ? r : order_item(o, WORK_WAIT_EVENT, on, from);
+	return r ? r : order_item(o, WORK_WAIT_EVENT, on, from, then);
 }
 
 static void unlist(struct stream **link)
@@ -101,8 +111,8 @@ static void unlist(struct stream **link)
 	s->listed_unjoined = false;
 }
 
-/* A legacy item: wait for every blocking stream's work not waited for. */
-static int legacy_waits(struct op_ctx *o, struct stream *l)
+/* A legacy item w: wait for every blocking stream's work not waited for. */
+static int legacy_waits(struct op_ctx *o, struct stream *l, const struct work *w)
 {
 	struct stream **link = &l->ctx->unjoined;
 	int r;
@@ -114,7 +124,7 @@ static int legacy_waits(struct op_ctx *o, struct stream *l)
 			link = &b->next_unjoined;
 			continue;
 		}
-		r = join(o, l, b);
+		r = join(o, l, b, w);
 		if (r)
 			return r;
 		unlist(link);
@@ -133,7 +143,7 @@ int legacy_order_slow(struct op_ctx *o, struct work *w)
 	    ((s->mode | l->mode) & STREAM_CAPTURE))
 		return CUDA_SUCCESS;
 	if (s == l) {
-		r = legacy_waits(o, l);
+		r = legacy_waits(o, l, w);
 		if (!r && !sync_only)
 			ctx->legacy_epoch++;
 		return r;
@@ -143,12 +153,12 @@ int legacy_order_slow(struct op_ctx *o, struct work *w)
 		return CUDA_SUCCESS;
 	if (s->legacy_seen != ctx->legacy_epoch) {
 		if (ctx->legacy_recorded != ctx->legacy_epoch) {
-			r = order_item(o, WORK_EVENT_RECORD, l, l);
+			r = order_item(o, WORK_EVENT_RECORD, l, l, w);
 			if (r)
 				return r;
 			ctx->legacy_recorded = ctx->legacy_epoch;
 		}
-		r = order_item(o, WORK_WAIT_EVENT, s, l);
+		r = order_item(o, WORK_WAIT_EVENT, s, l, w);
 		if (r)
 			return r;
 		s->legacy_seen = ctx->legacy_epoch;
@@ -181,7 +191,7 @@ void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s)
 	 * it. Queued now, before the stream's release, which frees its
 	 * order event after them. */
 	if (l && !l->dying && !s->ctx->dying && !((s->mode | l->mode) & STREAM_CAPTURE) &&
-	    join(&o, l, s))
+	    join(&o, l, s, NULL))
 		log_err("client %llu: out of memory ordering a destroyed stream's work",
 			(unsigned long long)c->id);
 }

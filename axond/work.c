@@ -132,12 +132,21 @@ static enum op_status refuse(struct op_ctx *o, struct work *w, int32_t res)
 }
 
 /* The legacy barrier's own records and waits (legacy.c): never captured,
- * never refused (at most two per client item, amortised), held back like
- * any other item of their stream. */
-void work_submit_order(struct axond *d, struct work *w)
+ * held back like any other item of their stream, admitted against the
+ * client's limits as parking on its behalf (at most two per client item,
+ * amortised). */
+bool work_submit_order(struct axond *d, struct work *w, const struct work *then)
 {
-	if (!hooks.park || !may_hold(w->client, w) || !hooks.park(d, w))
-		work_submit_now(d, w);
+	if (hooks.park && may_hold(w->client, w)) {
+		if (then && hooks.admit && !hooks.admit(d, w, then)) {
+			w->client->stats.limit_refused++;
+			return false;
+		}
+		if (hooks.park(d, w))
+			return true;
+	}
+	work_submit_now(d, w);
+	return true;
 }
 
 enum op_status work_submit(struct op_ctx *o, struct work *w)
@@ -147,7 +156,7 @@ enum op_status work_submit(struct op_ctx *o, struct work *w)
 	/* Behind a host function that does not return, a client could park
 	 * work without end: past its limits the item is refused, as if its
 	 * checks had failed (ops/hostfunc.c), and answered here. */
-	if (hold && hooks.admit && !hooks.admit(o->d, w)) {
+	if (hold && hooks.admit && !hooks.admit(o->d, w, NULL)) {
 		o->c->stats.limit_refused++;
 		return refuse(o, w, CUDA_ERROR_OUT_OF_MEMORY);
 	}

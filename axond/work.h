@@ -45,8 +45,10 @@ void done_post(struct axond *d, struct done_entry *e);
 /* Dispatcher: tags w with the capture that takes it, if any (w->capture),
  * or fails it where a capture alone gives it meaning. */
 typedef void (*work_capture_fn)(struct axond *d, struct work *w);
-/* Dispatcher: false refuses w (past the client's limits on parked work). */
-typedef bool (*work_admit_fn)(struct axond *d, struct work *w);
+/* Dispatcher: false refuses w (past the client's limits on parked work);
+ * then, if not NULL, is the client's item that will park after w (room is
+ * kept for it too). */
+typedef bool (*work_admit_fn)(struct axond *d, struct work *w, const struct work *then);
 /* Dispatcher: true when it kept w back (it goes to the backend later). */
 typedef bool (*work_park_fn)(struct axond *d, struct work *w);
 /*
@@ -58,8 +60,12 @@ typedef void (*work_fault_fn)(struct axond *d, const char *why, int32_t error,
 			      uint64_t client_id);
 
 /* Dispatcher: hands the daemon's own ordering item w (legacy.c) on,
- * through the host-function holds but no capture and no limit. */
-void work_submit_order(struct axond *d, struct work *w);
+ * through the host-function holds but no capture. It parks on behalf of
+ * then, the client's item it is made for, and counts against the same
+ * limits: false (w untouched, the caller frees it) when w would park past
+ * them with room kept for then. then NULL: the daemon's own need (a
+ * destroyed stream's last join, one per stream), never refused. */
+bool work_submit_order(struct axond *d, struct work *w, const struct work *then);
 
 /* Called by a backend's executor when a work item has finished with res
  * (any thread). */

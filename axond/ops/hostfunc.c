@@ -95,16 +95,29 @@ static uint64_t parked_size(const struct work *w)
 	return sizeof(*w) + (w->type == WORK_LAUNCH ? w->launch.args_size : 0);
 }
 
-/* The admit hook: false when w would park beyond the client's parked
- * limits (work_submit refuses it). */
-static bool hold_admit(struct axond *d, struct work *w)
+/* Whether items more parked items of bytes more stay within the client's
+ * limits. What is parked may already be past them (markers are let by,
+ * below), so each difference is taken only when it cannot wrap. */
+static bool within_limits(const struct axond *d, const struct client *c, uint32_t items,
+			  uint64_t bytes)
+{
+	return c->nparked <= d->cfg.max_parked && items <= d->cfg.max_parked - c->nparked &&
+	       c->parked_bytes <= d->cfg.max_parked_bytes &&
+	       bytes <= d->cfg.max_parked_bytes - c->parked_bytes;
+}
+
+/* The admit hook: false when w (and then after it, if not NULL) would park
+ * beyond the client's parked limits (work_submit refuses it). Frees are
+ * never refused (bounded by what the client holds), nor markers: each
+ * owes a completion, so the CQ bounds them (dispatch.c's cq_owed). */
+static bool hold_admit(struct axond *d, struct work *w, const struct work *then)
 {
 	struct client *c = w->client;
+	uint64_t bytes = parked_size(w) + (then ? parked_size(then) : 0);
 
 	if (w->type == WORK_RELEASE || w->type == WORK_UNMAP || w->type == WORK_MARKER)
 		return true;
-	if (c->nparked < d->cfg.max_parked &&
-	    parked_size(w) <= d->cfg.max_parked_bytes - c->parked_bytes)
+	if (within_limits(d, c, then ? 2 : 1, bytes))
 		return true;
 	return !must_park(w);
 }
