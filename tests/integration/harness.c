@@ -597,18 +597,22 @@ int h_wait_stats(const struct h_daemon *d, h_stats_pred pred, void *arg,
 	return -1;
 }
 
+/* A client leaves the stats at once, but its window goes back only with
+ * its last reference, which an executor finishing its work may hold a
+ * little longer: idle waits for that too (absent: no windows kept). */
 static bool pred_idle(const struct json *doc, void *arg)
 {
 	(void)arg;
 	return h_stats_nclients(doc) == 0 &&
 	       json_u64(json_path(doc, "daemon.mem_used"), 1) == 0 &&
-	       json_u64(json_path(doc, "daemon.mem_reserved"), 1) == 0;
+	       json_u64(json_path(doc, "daemon.mem_reserved"), 1) == 0 &&
+	       json_u64(json_path(doc, "windows.used"), 0) == 0;
 }
 
 int h_wait_idle(const struct h_daemon *d, int timeout_ms)
 {
 	return h_wait_stats(d, pred_idle, NULL, timeout_ms,
-			    "no clients, mem_used 0, mem_reserved 0");
+			    "no clients, mem_used 0, mem_reserved 0, windows.used 0");
 }
 
 static bool pred_gone(const struct json *doc, void *arg)

@@ -142,8 +142,8 @@ uint64_t h_client_u64(const struct json *client, const char *path);
 /*
  * Wait until no client is connected and nothing is allocated or reserved
  * (daemon.clients == 0, clients == [], daemon.mem_used == 0,
- * daemon.mem_reserved == 0). Returns 0, or -1 after timeout_ms with the
- * last document printed.
+ * daemon.mem_reserved == 0, windows.used == 0 where windows are kept).
+ * Returns 0, or -1 after timeout_ms with the last document printed.
  */
 int h_wait_idle(const struct h_daemon *d, int timeout_ms);
 /* Wait until no client with this pid is listed. */
