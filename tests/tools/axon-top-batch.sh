@@ -110,7 +110,10 @@ if len(lines) != 2:
 launches = int(os.environ["LAUNCHES"])
 for line in lines:
     s = json.loads(line)
-    if not 0.1 <= s["interval_s"] <= 1.0:
+    # samples are taken on a fixed schedule (-d 0.2), so a first answer
+    # that came late under load shortens the daemon-side interval: only
+    # that it is a positive interval, not some minimum, is asserted
+    if not 0 < s["interval_s"] <= 1.0:
         bad("interval_s %r" % s["interval_s"])
     d = s["daemon"]
     if d["pid"] != int(os.environ["AXOND_PID"]) or d["backend"] != "sim" or d["clients"] != 2:
