@@ -341,7 +341,8 @@ void client_disconnect(struct axond *d, struct client *c)
 	c->dead = true;
 	atomic_store(&c->dead_for_worker, true);
 	c->dpage->state = AXON_CLIENT_STATE_DEAD;
-	c->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
+	/* Atomic: the kernel writes this word too (main.c, set_need_wakeup). */
+	__atomic_fetch_or(&c->dpage->sq_flags, AXON_SQ_F_DAEMON_GONE, __ATOMIC_RELAXED);
 	c->xport->close(d, c);
 	mq_client_leave(d, c);	/* its user's share, before the counts go */
 	d->mem_used -= c->bytes_mapped;

@@ -236,15 +236,27 @@ static int drain_all(struct axond *d)
 	return n;
 }
 
+/*
+ * sq_flags is not ours alone: the kernel sets AXON_SQ_F_DAEMON_GONE in it
+ * when the attached daemon goes (with --isolation=process that is the
+ * supervisor, while a worker keeps writing), so each change is an atomic
+ * read-modify-write, never a load and a store that could undo the
+ * kernel's bit.
+ */
 static void set_need_wakeup(struct axond *d, bool on)
 {
 	struct client *c;
 
 	for (c = d->clients; c; c = c->next) {
-		uint32_t f = axon_read_once(&c->dpage->sq_flags);
+		uint32_t *f = &c->dpage->sq_flags;
 
-		f = on ? (f | AXON_SQ_F_NEED_WAKEUP) : (f & ~AXON_SQ_F_NEED_WAKEUP);
-		axon_write_once(&c->dpage->sq_flags, f);
+		/* A locked operation only where the bit changes. */
+		if (!(axon_read_once(f) & AXON_SQ_F_NEED_WAKEUP) == !on)
+			continue;
+		if (on)
+			__atomic_fetch_or(f, AXON_SQ_F_NEED_WAKEUP, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(f, ~AXON_SQ_F_NEED_WAKEUP, __ATOMIC_RELAXED);
 	}
 }
 
