@@ -316,6 +316,7 @@ struct axond {
 	struct axon_info *info;
 	int info_fd;
 	int listen_fd;
+	int addr_lock_fd;	/* one axond per address (addrlock.c) */
 	int epoll_fd;
 	int signal_fd;
 	int worker_fd;		/* eventfd: the worker has completions */

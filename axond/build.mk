@@ -10,7 +10,7 @@ AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/d
 	axond/cuda/private.c axond/cuda/vendor.c axond/cuda/hostmem.c axond/cuda/profile.c axond/cuda/collapse.c
 # a hello's route (hello.c) and the welcome on the wire (welcome.c), either
 # side of the listener (server.c)
-AXOND_SRCS += axond/hello.c axond/welcome.c
+AXOND_SRCS += axond/hello.c axond/welcome.c axond/addrlock.c
 # launch variants, function attributes, host functions, tensor maps
 AXOND_SRCS += axond/sim/launchex.c axond/sim/tensormap.c axond/cuda/launch.c
 include axond/sim/sim-image.mk

@@ -337,6 +337,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	d->listen_fd = d->info_fd = d->epoll_fd = d->signal_fd = d->worker_fd = -1;
+	d->addr_lock_fd = -1;
 	d->kmod_fd = -1;
 	pthread_mutex_init(&d->done_lock, NULL);
 	d->start_ns = axond_now_ns();
@@ -473,8 +474,7 @@ int main(int argc, char **argv)
 		 * descriptor but the socket handed over. */
 		log_info("axond restarting");
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-		if (d->listen_fd >= 0)
-			fcntl(d->listen_fd, F_SETFD, 0);
+		server_keep_across_exec(d);
 		execv("/proc/self/exe", argv);
 		log_err("restart: cannot run /proc/self/exe: %s", strerror(errno));
 		server_close(d);

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "addrlock.h"
 #include "axond.h"
 #include "server.h"
 #include "welcome.h"
@@ -69,6 +70,13 @@ int server_listen(struct axond *d)
 		*slash = 0;
 		mkdir(dir, 0755);	/* /run/axon; fine if it exists */
 	}
+	/* Before anything at the path changes: no second axond on it. */
+	if (d->addr_lock_fd < 0) {
+		fd = addr_lock(path);
+		if (fd < 0)
+			return fd;
+		d->addr_lock_fd = fd;
+	}
 	/* Restarting (server_handover): the socket is already listening, and
 	 * clients that connected meanwhile wait in its backlog. */
 	fd = inherited_socket();
@@ -112,6 +120,15 @@ void server_handover(struct axond *d)
 	}
 	snprintf(num, sizeof(num), "%d", d->listen_fd);
 	setenv(AXOND_LISTEN_FD_ENV, num, 1);
+	addr_lock_handover(d->addr_lock_fd);
+}
+
+void server_keep_across_exec(struct axond *d)
+{
+	if (d->listen_fd >= 0)
+		fcntl(d->listen_fd, F_SETFD, 0);
+	if (d->addr_lock_fd >= 0)
+		fcntl(d->addr_lock_fd, F_SETFD, 0);
 }
 
 void server_close(struct axond *d)
@@ -120,6 +137,11 @@ void server_close(struct axond *d)
 		close(d->listen_fd);
 		unlink(d->sock_path);
 		d->listen_fd = -1;
+	}
+	/* After the unlink: a daemon starting now finds no socket to keep. */
+	if (d->addr_lock_fd >= 0) {
+		close(d->addr_lock_fd);
+		d->addr_lock_fd = -1;
 	}
 }
 

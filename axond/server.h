@@ -33,5 +33,8 @@ void server_close(struct axond *d);
 /* Keep the listening socket open for the process a restart execs. */
 #define AXOND_LISTEN_FD_ENV "AXOND_LISTEN_FD"
 void server_handover(struct axond *d);
+/* After close_range(CLOSE_RANGE_CLOEXEC), before the restart's exec: the
+ * socket and the address lock stay open in the new process. */
+void server_keep_across_exec(struct axond *d);
 
 #endif

@@ -300,8 +300,12 @@ int h_daemon_start(struct h_daemon *d, const char *sim_mem, const char *const *e
 
 static void remove_dir(const struct h_daemon *d)
 {
+	char lock[sizeof(d->sock) + 8];
+
 	unlink(d->log);
 	unlink(d->sock);
+	snprintf(lock, sizeof(lock), "%s.lock", d->sock);	/* axond/addrlock.c */
+	unlink(lock);
 	if (rmdir(d->dir))
 		h_note("left %s in place: %s", d->dir, strerror(errno));
 }
