@@ -163,9 +163,9 @@ fail:
 	return -EPROTO;
 }
 
-/* addr: "unix:PATH" or "/PATH"; NULL: the default socket. */
-static int unix_connect(const char *addr, const struct axon_params *req,
-			struct axon_ring *r, char *err, size_t errlen)
+/* One attempt of unix_connect. */
+static int unix_connect_once(const char *addr, const struct axon_params *req,
+			     struct axon_ring *r, char *err, size_t errlen)
 {
 	struct axon_welcome w;
 	struct stat st;
@@ -259,6 +259,35 @@ err_fds:
 err_sock:
 	close(fd);
 	return ret;
+}
+
+/*
+ * Attempts before a connection that axond closed unanswered is an error.
+ * A restarting axond (SIGHUP, a device fault) keeps its listening socket
+ * across the exec, so connections waiting in its backlog reach the new
+ * process; but one it had accepted and not yet answered is closed with it
+ * (ECONNRESET, or EOF, before any welcome). Nothing of the client's has
+ * been taken then, so connecting again is safe: up to RESET_RETRIES more
+ * times, 10 ms apart at first and doubling (0.63 s in all). A refusal is
+ * a welcome with an error, never retried.
+ */
+#define RESET_RETRIES	6
+
+/* addr: "unix:PATH" or "/PATH"; NULL: the default socket. */
+static int unix_connect(const char *addr, const struct axon_params *req,
+			struct axon_ring *r, char *err, size_t errlen)
+{
+	struct timespec delay = { .tv_nsec = 10 * 1000 * 1000 };
+	unsigned int i;
+	int ret;
+
+	for (i = 0;; i++) {
+		ret = unix_connect_once(addr, req, r, err, errlen);
+		if ((ret != -ECONNRESET && ret != -EPIPE) || i == RESET_RETRIES)
+			return ret;
+		nanosleep(&delay, NULL);
+		delay.tv_nsec *= 2;
+	}
 }
 
 

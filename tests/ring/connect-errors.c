@@ -4,6 +4,8 @@
  * a private axond (sim backend) this program starts and stops itself.
  *
  *   - no daemon at the path: -ENOENT / -ECONNREFUSED and a message
+ *   - connections closed unanswered (a restarting axond's): tried again,
+ *     a bounded number of times
  *   - addresses libaxon cannot parse: -EINVAL; an over-long path:
  *     -ENAMETOOLONG; each with a message
  *   - hellos the daemon refuses (sizes too large, flags, reserved fields):
@@ -19,6 +21,8 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -125,6 +129,91 @@ START_TEST(test_missing_socket)
 	/* No message buffer: still just the error. */
 	ret = axon_connect("unix:/nonexistent/axon.sock", NULL, &r, NULL, 0);
 	ck_assert_int_eq(ret, -ENOENT);
+}
+END_TEST
+
+/*
+ * A listener that closes its first CLOSES connections unanswered, as a
+ * restarting axond does with the ones it had accepted, then answers with
+ * a welcome too short to be one. libaxon must connect again after each
+ * close (it used to fail the first time with ECONNRESET: "no answer from
+ * axond") and report the last answer's error; a listener that only ever
+ * closes is an error after a bounded number of attempts.
+ */
+#define CLOSES	3
+
+struct closer {
+	int listen_fd, closes, accepted;
+};
+
+static void *closer_run(void *arg)
+{
+	struct closer *c = arg;
+	char buf[512];
+	int fd;
+
+	while ((fd = accept(c->listen_fd, NULL, NULL)) >= 0) {
+		c->accepted++;
+		if (c->closes < 0 || c->accepted <= c->closes) {
+			close(fd);	/* unread: the peer sees a reset */
+			continue;
+		}
+		(void)!recv(fd, buf, sizeof(buf), 0);
+		(void)!send(fd, buf, 3, MSG_NOSIGNAL);	/* not a welcome */
+		close(fd);
+		break;
+	}
+	return NULL;
+}
+
+static int closer_start(struct closer *c, pthread_t *t, char *addr, size_t len, int closes)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	int n = snprintf(addr, len, "unix:%s/closer.sock", daemon_.dir);
+
+	ck_assert(n > 0 && (size_t)n < len && (size_t)n - 5 < sizeof(sun.sun_path));
+	memcpy(sun.sun_path, addr + 5, (size_t)n - 5 + 1);
+	unlink(sun.sun_path);
+	c->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	c->closes = closes;
+	c->accepted = 0;
+	ck_assert_int_ge(c->listen_fd, 0);
+	ck_assert_int_eq(bind(c->listen_fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	ck_assert_int_eq(listen(c->listen_fd, 16), 0);
+	return pthread_create(t, NULL, closer_run, c);
+}
+
+static void closer_stop(struct closer *c, pthread_t t, const char *addr)
+{
+	shutdown(c->listen_fd, SHUT_RDWR);	/* ends a blocked accept */
+	pthread_join(t, NULL);
+	close(c->listen_fd);
+	unlink(addr + 5);
+}
+
+START_TEST(test_closed_unanswered)
+{
+	struct closer c;
+	struct axon_ring r;
+	char addr[300], err[256] = "";
+	pthread_t t;
+	int ret;
+
+	ck_assert_int_eq(closer_start(&c, &t, addr, sizeof(addr), CLOSES), 0);
+	ret = axon_connect(addr, NULL, &r, err, sizeof(err));
+	closer_stop(&c, t, addr);
+	ck_assert_msg(ret == -EPROTO, "got %d (%s) after %d connections", ret, err,
+		      c.accepted);
+	ck_assert_int_eq(c.accepted, CLOSES + 1);
+
+	/* Only ever closed: an error, after a few attempts, not a loop. */
+	ck_assert_int_eq(closer_start(&c, &t, addr, sizeof(addr), -1), 0);
+	ret = axon_connect(addr, NULL, &r, err, sizeof(err));
+	closer_stop(&c, t, addr);
+	ck_assert_msg(ret == -ECONNRESET || ret == -EPIPE, "got %d (%s)", ret, err);
+	ck_assert_msg(c.accepted > 1 && c.accepted <= 10, "%d connections", c.accepted);
+	ck_assert_msg(strstr(err, "no answer from axond") != NULL, "message: '%s'", err);
 }
 END_TEST
 
@@ -538,6 +627,7 @@ int main(void)
 	tc = tcase_create("connect");
 	tcase_set_timeout(tc, 60 * RD_SLOW);
 	tcase_add_test(tc, test_missing_socket);
+	tcase_add_test(tc, test_closed_unanswered);
 	tcase_add_test(tc, test_bad_address);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_geometry);
