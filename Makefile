@@ -78,7 +78,8 @@ $(BUILD)/obj/%.o: %.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-# make check: the plain build, its layering (scripts/check-layering) and its
+# make check: the plain build, its layering (scripts/check-layering), the
+# netlink spec against the uapi header (scripts/check-netlink-spec) and its
 # tests (and the GPU benchmark scripts' own logic, bench/gpu/selftest.sh),
 # then the same tests under ASan+UBSan, then the kernel module: lint
 # (checkpatch --strict, sparse) and its selftests in qemu on Debian's 6.1
@@ -91,6 +92,12 @@ check: check-plain check-san check-kmod
 layering: all
 	$(Q)scripts/check-layering $(BUILD)
 
+# The netlink spec (Documentation/netlink/axon.yaml) names and numbers what
+# uapi/linux/axon.h does (scripts/check-netlink-spec).
+.PHONY: netlink-spec
+netlink-spec:
+	$(Q)scripts/check-netlink-spec Documentation/netlink/axon.yaml uapi/linux/axon.h
+
 .PHONY: check-kmod
 check-kmod:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 kmod-lint vmcheck
@@ -98,6 +105,7 @@ check-kmod:
 check-plain:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 all test-progs build/bench/gpu/drvbench
 	$(Q)scripts/check-layering build
+	$(Q)scripts/check-netlink-spec Documentation/netlink/axon.yaml uapi/linux/axon.h
 	$(Q)tests/run-tests.sh build
 	$(Q)SELFTEST_BUILD=build bench/gpu/selftest.sh
 
