@@ -17,6 +17,15 @@
 #include "region.h"
 #include "user.h"
 
+/*
+ * Kconfig's "depends on" (kmod/Kconfig), for out-of-tree builds, which
+ * Kconfig does not see.
+ */
+#if !defined(CONFIG_64BIT) || !defined(CONFIG_MMU) || !defined(CONFIG_CGROUPS) || \
+	!defined(CONFIG_NET) || !defined(CONFIG_MMU_NOTIFIER)
+#error "axon.ko needs a 64-bit kernel with MMU, CGROUPS, NET and MMU_NOTIFIER"
+#endif
+
 struct axon_dev axon_dev;
 
 int axon_daemon_uid = -1;
