@@ -105,7 +105,7 @@ integration-progs: $(IT_TEST_PROGS)
 
 # axond's own command line (tests/daemon/*.sh, copied to $(BUILD)/tests/;
 # they run $(BUILD)/bin/axond through AXON_BUILD, set by run-tests.sh).
-DAEMON_SCRIPTS := axond-options axond-no-worker axond-single
+DAEMON_SCRIPTS := axond-options axond-no-worker axond-single axond-journal
 DAEMON_TESTS   := $(DAEMON_SCRIPTS:%=$(BUILD)/tests/%)
 
 $(DAEMON_TESTS): $(BUILD)/tests/%: tests/daemon/%.sh
