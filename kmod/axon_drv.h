@@ -37,9 +37,12 @@
  *				list, every client's state, flags and ev_bits
  *   wait queue locks
  * Leaves, taken with none of the above held:
- *   region->lock		(region.c) a region's pages against retirement;
- *				taken under mmap_lock by mmap
- *   axon_users_lock		(user.c, spinlock) the per-user counts
+ *   region->lock		(region.c) a region's pages and mappings
+ *				against retirement; taken under mmap_lock by
+ *				mmap and by its vmas' open and close
+ *   axon_users_lock		(user.c, spinlock) the per-user counts; also
+ *				under region->lock (a region's bytes going
+ *				back)
  *   axon_mm.lock		(client.c, spinlock) one mm's client list
  * cgroup_mutex (via cgroup_path_ns) is taken under the charge mutex only.
  */

@@ -322,16 +322,16 @@ struct axon_client *axon_client_next(unsigned long *id)
  * axon_client_retire() - a dead or gone client gives its region back
  * @c:	the client, DEAD or GONE
  *
- * The region's pages but the headers are released and its bytes no
- * longer count against the user. Idempotent; may sleep.
+ * The region's pages but the headers are released; its bytes stop
+ * counting against the user once no mapping holds its pages any more
+ * (axon_region_retire()). Idempotent; may sleep.
  */
 void axon_client_retire(struct axon_client *c)
 {
 	/* region and params are visible: the state is past NEW */
 	if (axon_client_state(c) == AXON_KSTATE_NEW || !c->region)
 		return;
-	if (axon_region_retire(c->region))
-		axon_user_uncharge_region(c->user, c->params.region_size);
+	axon_region_retire(c->region);
 }
 
 /*
@@ -496,7 +496,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 	ret = axon_user_charge_region(c->user, geo.region_size, c->limited);
 	if (ret)
 		goto out_unlock;
-	r = axon_region_alloc(&geo);
+	r = axon_region_alloc(&geo, c->user);
 	if (IS_ERR(r)) {
 		ret = PTR_ERR(r);
 		goto out_uncharge;
@@ -509,8 +509,8 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 	    (!axon_dev.attached && !axon_wait_for_daemon)) {
 		ret = c->state != AXON_KSTATE_NEW ? -EINVAL : -ECONNREFUSED;
 		spin_unlock(&axon_dev.lock);
-		axon_region_free(r);
-		goto out_uncharge;
+		axon_region_free(r);	/* gives the user's bytes back */
+		goto out_unlock;
 	}
 	c->region = r;
 	c->params = geo;
