@@ -347,6 +347,68 @@ TEST_F(n, clients_of_others_hidden)
 	tclient_close(&c);
 }
 
+/*
+ * A netlink reader is judged by the socket's opener and by the task both
+ * (netlink_capable()'s rule): a socket opened as nobody and used after
+ * becoming root again, or opened by root and used by nobody, does not
+ * show root's client.
+ */
+TEST_F(n, socket_opener_credentials)
+{
+	struct tclient c;
+	struct nl rootsk;
+	pid_t pid;
+	int st;
+
+	self->daemon = fake_daemon_spawn(true);
+	ASSERT_GT(self->daemon, 0);
+	ASSERT_EQ(0, tclient_open(&c));
+	ASSERT_EQ(0, tclient_setup(&c, 4, 4096));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct reply r = { .want_client = c.p.client_id };
+		struct nl n;
+
+		if (setresuid(65534, 65534, 0))
+			_exit(100);
+		if (nl_open(&n))
+			_exit(101);
+		if (setresuid(0, 0, 0))
+			_exit(102);
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, NLM_F_DUMP, &r, 0, 0, NULL))
+			_exit(103);
+		if (r.found)
+			_exit(10);
+		memset(&r, 0, sizeof(r));
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, 0, &r, AXON_A_CLIENT_ID,
+			    c.p.client_id, NULL) != -NLE_OBJ_NOTFOUND)
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	ASSERT_EQ(0, nl_open(&rootsk));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct reply r = { .want_client = c.p.client_id };
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (nl_call(&rootsk, AXON_CMD_GET_CLIENT, NLM_F_DUMP, &r, 0, 0, NULL))
+			_exit(103);
+		_exit(r.found ? 12 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	nl_socket_free(rootsk.sk);
+	tclient_close(&c);
+}
+
 /* Events arrive on the multicast group. */
 struct evlog {
 	int n;
