@@ -3,7 +3,12 @@
  * Generic netlink family "axon" (init_net only). New family, so
  * resv_start_op is 0: every command validates strictly and accepts only
  * the attributes of its own policy. Setting limits needs CAP_NET_ADMIN;
- * joining the "events" group too (the events name pids, uids, cgroups).
+ * joining the "events" group too (the events name every tenant's pids,
+ * uids, cgroups): GENL_MCAST_CAP_NET_ADMIN, in 6.7 and backported to the
+ * stable kernels (Debian's 6.1 has it). A kernel without it has no other
+ * hook to refuse a join (no family bind callback before 6.7), and
+ * multicast cannot be filtered per listener, so there the events are
+ * never sent.
  * Client and limit queries and dumps show only what visible.c lets the
  * caller see (another tenant's client is "no such client").
  * Multicast is lossy: it is for monitoring tools; axond gets its client
@@ -27,6 +32,13 @@
 #include "visible.h"
 
 static struct genl_family axon_genl_family;
+
+/* The events go out only where joining their group needs CAP_NET_ADMIN. */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define AXON_NL_EVENTS	1
+#else
+#define AXON_NL_EVENTS	0
+#endif
 
 enum axon_mcgrp {
 	AXON_MCGRP_EVENTS,
@@ -390,7 +402,8 @@ static struct sk_buff *axon_nl_event_new(u32 event, void **hdr)
 {
 	struct sk_buff *skb;
 
-	if (!genl_has_listeners(&axon_genl_family, &init_net,
+	if (!AXON_NL_EVENTS ||
+	    !genl_has_listeners(&axon_genl_family, &init_net,
 				AXON_MCGRP_EVENTS))
 		return NULL;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -467,6 +480,8 @@ void axon_nl_limit_event(struct axon_client *c, u64 cgroup_id,
 
 int __init axon_nl_init(void)
 {
+	if (!AXON_NL_EVENTS)
+		pr_notice("axon: no GENL_MCAST_CAP_NET_ADMIN in this kernel: netlink events disabled\n");
 	return genl_register_family(&axon_genl_family);
 }
 
