@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Region memory: every page is allocated on its own with GFP_KERNEL_ACCOUNT
- * (so the client's memcg pays for its rings and data area), the two header
+ * (so the client's memcg pays for its rings and data area) and
+ * __GFP_RETRY_MAYFAIL (a SETUP past the memcg's memory.max, or past what
+ * the machine has, fails with -ENOMEM instead of calling the OOM killer on
+ * behalf of a size the client chose), the two header
  * pages are vmap()ed for the kernel's own reads (ENTER, poll, /proc), and
  * user mappings are made with vm_insert_pages(): the vma is VM_MIXEDMAP,
  * every PTE holds a page reference, and get_user_pages() works on it (the
@@ -97,7 +100,8 @@ static void axon_free_pages(struct page **pages, unsigned long n)
 struct axon_region *axon_region_alloc(const struct axon_params *p,
 				      struct axon_user *user)
 {
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN;
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			  __GFP_ZERO | __GFP_NOWARN;
 	struct axon_daemon_page *dp;
 	struct axon_region *r;
 	unsigned long i;
@@ -112,7 +116,7 @@ struct axon_region *axon_region_alloc(const struct axon_params *p,
 	mutex_init(&r->lock);
 	r->nr_pages = p->region_size >> PAGE_SHIFT;
 	r->pages = kvmalloc_array(r->nr_pages, sizeof(*r->pages),
-				  GFP_KERNEL_ACCOUNT);
+				  GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	if (!r->pages) {
 		ret = -ENOMEM;
 		goto err_free_r;
