@@ -37,9 +37,12 @@
  *				list, every client's state, flags and ev_bits
  *   wait queue locks
  * Leaves, taken with none of the above held:
- *   region->lock		(region.c) a region's pages against retirement;
- *				taken under mmap_lock by mmap
- *   axon_users_lock		(user.c, spinlock) the per-user counts
+ *   region->lock		(region.c) a region's pages and mappings
+ *				against retirement; taken under mmap_lock by
+ *				mmap and by its vmas' open and close
+ *   axon_users_lock		(user.c, spinlock) the per-user counts; also
+ *				under region->lock (a region's bytes going
+ *				back)
  *   axon_mm.lock		(client.c, spinlock) one mm's client list
  * cgroup_mutex (via cgroup_path_ns) is taken under the charge mutex only.
  */
@@ -57,6 +60,7 @@
 #include <linux/atomic.h>
 #include <linux/sched.h>
 #include <linux/mmu_notifier.h>
+#include <linux/workqueue.h>
 #include <linux/axon.h>
 
 #define AXON_DRV_NAME	"axon"
@@ -89,6 +93,9 @@ extern unsigned int axon_dbg_mask;
 #define AXON_CF_ANNOUNCED	BIT(1)	/* the attached daemon knows it */
 #define AXON_CF_ENDED		BIT(2)	/* its opener exited or its file went */
 
+/* Client bits (client->atomic_flags), atomic */
+#define AXON_CAF_EXIT_QUEUED	0	/* @exit_work queued, holding a ref */
+
 /**
  * struct axon_client - one open of /dev/axon
  * @ref:	see the header comment
@@ -112,6 +119,11 @@ extern unsigned int axon_dbg_mask;
  * @mm:		the opener's mm (mmgrab): only that process may use the fd
  * @amm:	the mm notifier of @mm (client.c), shared by the clients of
  *		that mm: its release (the opener's exit or exec) ends them
+ * @exit_wait:	on @pid's pidfd wait queue: the exit of the opener's whole
+ *		thread group queues @exit_work, which ends the client even
+ *		if a CLONE_VM child keeps @mm alive
+ * @exit_work:	see @exit_wait; holds a reference while queued
+ * @atomic_flags: AXON_CAF_*
  * @mm_node:	on @amm's list; under its lock
  * @user:	the opener's per-user counts (the daemon's file too: a
  *		SETUP racing with ATTACH on one file may still use it)
@@ -143,6 +155,9 @@ struct axon_client {
 	struct mm_struct *mm;
 	struct axon_mm *amm;
 	struct list_head mm_node;
+	struct wait_queue_entry exit_wait;
+	struct work_struct exit_work;
+	unsigned long atomic_flags;
 	struct axon_user *user;
 	bool limited;
 	char comm[TASK_COMM_LEN];

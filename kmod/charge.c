@@ -375,6 +375,7 @@ static bool axon_cgns_is_init(void)
  * axon_charge_walk() - report every tracked cgroup the reader may see
  * (axon_cgroup_visible()), in id order
  * @cursor:	in: first id to report; out: where to resume if @fn stopped
+ * @viewer:	who reads
  * @fn:		called per node and kind; a negative return stops the walk
  * @arg:	for @fn
  *
@@ -383,7 +384,8 @@ static bool axon_cgns_is_init(void)
  *
  * Return: 0 at the end, or @fn's negative return.
  */
-int axon_charge_walk(unsigned long *cursor, axon_cg_walk_fn fn, void *arg)
+int axon_charge_walk(unsigned long *cursor, const struct axon_viewer *viewer,
+		     axon_cg_walk_fn fn, void *arg)
 {
 	bool init_ns = axon_cgns_is_init();
 	struct axon_cg_node *n;
@@ -411,7 +413,7 @@ int axon_charge_walk(unsigned long *cursor, axon_cg_walk_fn fn, void *arg)
 		}
 		/* a cgroup outside the reader's namespace is skipped */
 		for (k = 0; k < AXON_CHARGE_KINDS && !ret; k++) {
-			if (!axon_cgroup_visible(cgrp))
+			if (!axon_cgroup_visible(cgrp, viewer))
 				break;
 			ret = axon_node_report(n, cgrp, k, buf, fn, arg);
 		}

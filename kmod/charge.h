@@ -6,6 +6,7 @@
 #include <linux/types.h>
 
 struct axon_client;
+struct axon_viewer;
 struct cgroup;
 
 /**
@@ -37,7 +38,8 @@ u64 axon_charge_client_total(struct axon_client *c);
 int axon_limit_set(struct cgroup *cgrp, unsigned int kind, u64 limit);
 int axon_limit_get(struct cgroup *cgrp, unsigned int kind,
 		   axon_cg_walk_fn fn, void *arg);
-int axon_charge_walk(unsigned long *cursor, axon_cg_walk_fn fn, void *arg);
+int axon_charge_walk(unsigned long *cursor, const struct axon_viewer *viewer,
+		     axon_cg_walk_fn fn, void *arg);
 void axon_charge_stats(u64 *charges, u64 *fails, u64 *uncharges,
 		       u64 *charged);
 void axon_charge_uninit(void);

@@ -156,6 +156,54 @@ static const struct mmu_notifier_ops axon_mm_ops = {
 	.free_notifier	= axon_mm_free,
 };
 
+/* Ends the clients whose opener's exit was seen (axon_client_exit_wake()). */
+static struct workqueue_struct *axon_client_wq;
+
+/*
+ * The opener's thread group may have exited: wake-ups of the pidfd queue
+ * come from do_notify_parent(), for the whole group's exit and also for a
+ * traced leader's own; thread_group_exited() tells them apart.
+ */
+static void axon_client_exit_work(struct work_struct *work)
+{
+	struct axon_client *c = container_of(work, struct axon_client,
+					     exit_work);
+
+	clear_bit(AXON_CAF_EXIT_QUEUED, &c->atomic_flags);
+	/* pairs with the waker's test_and_set_bit(), a full barrier */
+	smp_mb__after_atomic();
+	if (thread_group_exited(c->pid) &&
+	    axon_client_state(c) != AXON_CS_DAEMON)
+		axon_client_end(c);
+	axon_client_put(c);
+}
+
+/*
+ * Called under the pidfd wait queue's lock, from the exit path (atomic,
+ * tasklist_lock held): queue the end, with a reference, once at a time.
+ * axon_client_free() takes the entry off the queue before the struct goes.
+ */
+static int axon_client_exit_wake(struct wait_queue_entry *wait,
+				 unsigned int mode, int sync, void *key)
+{
+	struct axon_client *c = container_of(wait, struct axon_client,
+					     exit_wait);
+
+	if (test_and_set_bit(AXON_CAF_EXIT_QUEUED, &c->atomic_flags))
+		return 0;
+	if (kref_get_unless_zero(&c->ref))
+		queue_work(axon_client_wq, &c->exit_work);
+	else
+		clear_bit(AXON_CAF_EXIT_QUEUED, &c->atomic_flags);
+	return 0;
+}
+
+/* Only the opener's own process: its thread group and its mm. */
+static bool axon_client_is_opener(struct axon_client *c)
+{
+	return current->mm == c->mm && task_tgid(current) == c->pid;
+}
+
 /* Watches the opener's mm for its release (axon_mm_release()). */
 static int axon_client_watch(struct axon_client *c)
 {
@@ -229,18 +277,23 @@ struct axon_client *axon_client_create(void)
 		if (ret)
 			goto err_identity;
 	}
+	INIT_WORK(&c->exit_work, axon_client_exit_work);
+	init_waitqueue_func_entry(&c->exit_wait, axon_client_exit_wake);
+	add_wait_queue(&c->pid->wait_pidfd, &c->exit_wait);
 
 	c->id = atomic64_inc_return(&axon_dev.next_id);
 	ret = xa_insert(&axon_dev.clients, c->id, c, GFP_KERNEL_ACCOUNT);
 	if (ret)
-		goto err_mn;
+		goto err_exit_wait;
 	atomic64_inc(&axon_dev.stats.opens);
 	atomic64_inc(&axon_dev.stats.clients);
 	axon_dbg(KREF, "client %llu created (pid %d)\n", c->id,
 		 pid_nr(c->pid));
 	return c;
 
-err_mn:
+err_exit_wait:
+	/* the exit cannot have come: the opener is the current task */
+	remove_wait_queue(&c->pid->wait_pidfd, &c->exit_wait);
 	axon_client_unwatch(c);
 err_identity:
 	axon_client_free_identity(c);
@@ -253,6 +306,8 @@ static void axon_client_free(struct kref *ref)
 	struct axon_client *c = container_of(ref, struct axon_client, ref);
 
 	WARN_ON(!list_empty(&c->ev_node));
+	/* a wake-up after this cannot see the struct; none holds a ref now */
+	remove_wait_queue(&c->pid->wait_pidfd, &c->exit_wait);
 	xa_erase(&axon_dev.clients, c->id);
 	axon_region_free(c->region);
 	axon_client_free_identity(c);
@@ -322,16 +377,16 @@ struct axon_client *axon_client_next(unsigned long *id)
  * axon_client_retire() - a dead or gone client gives its region back
  * @c:	the client, DEAD or GONE
  *
- * The region's pages but the headers are released and its bytes no
- * longer count against the user. Idempotent; may sleep.
+ * The region's pages but the headers are released; its bytes stop
+ * counting against the user once no mapping holds its pages any more
+ * (axon_region_retire()). Idempotent; may sleep.
  */
 void axon_client_retire(struct axon_client *c)
 {
 	/* region and params are visible: the state is past NEW */
 	if (axon_client_state(c) == AXON_KSTATE_NEW || !c->region)
 		return;
-	if (axon_region_retire(c->region))
-		axon_user_uncharge_region(c->user, c->params.region_size);
+	axon_region_retire(c->region);
 }
 
 /*
@@ -458,7 +513,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		return -EFAULT;
 	if (req.flags || req.resv0 || memchr_inv(req.resv, 0, sizeof(req.resv)))
 		return -EINVAL;
-	if (current->mm != c->mm)
+	if (!axon_client_is_opener(c))
 		return -EPERM;
 
 	ret = mutex_lock_interruptible(&c->setup_mutex);
@@ -496,7 +551,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 	ret = axon_user_charge_region(c->user, geo.region_size, c->limited);
 	if (ret)
 		goto out_unlock;
-	r = axon_region_alloc(&geo);
+	r = axon_region_alloc(&geo, c->user);
 	if (IS_ERR(r)) {
 		ret = PTR_ERR(r);
 		goto out_uncharge;
@@ -509,8 +564,8 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 	    (!axon_dev.attached && !axon_wait_for_daemon)) {
 		ret = c->state != AXON_KSTATE_NEW ? -EINVAL : -ECONNREFUSED;
 		spin_unlock(&axon_dev.lock);
-		axon_region_free(r);
-		goto out_uncharge;
+		axon_region_free(r);	/* gives the user's bytes back */
+		goto out_unlock;
 	}
 	c->region = r;
 	c->params = geo;
@@ -569,7 +624,7 @@ long axon_client_enter(struct axon_client *c, struct axon_enter __user *ue)
 		return -EFAULT;
 	if ((e.flags & ~AXON_ENTER_F_ALL) || e.resv)
 		return -EINVAL;
-	if (current->mm != c->mm)
+	if (!axon_client_is_opener(c))
 		return -EPERM;
 	state = axon_client_state(c);
 	ret = axon_client_live_error(c, state);
@@ -670,9 +725,21 @@ int axon_client_mmap(struct axon_client *c, struct vm_area_struct *vma)
 
 	if (state != AXON_KSTATE_ACTIVE && state != AXON_KSTATE_ORPHAN)
 		return -EINVAL;
-	if (current->mm != c->mm)
+	if (!axon_client_is_opener(c))
 		return -EPERM;
 	if (vma->vm_pgoff >= (AXON_OFF_INFO >> PAGE_SHIFT))
 		return axon_info_mmap(vma, false);
 	return axon_region_mmap(c->region, vma, false);
+}
+
+int __init axon_client_init(void)
+{
+	axon_client_wq = alloc_workqueue("axon_exit", 0, 0);
+	return axon_client_wq ? 0 : -ENOMEM;
+}
+
+/* Every client is gone; a queued end may still hold the last reference. */
+void axon_client_uninit(void)
+{
+	destroy_workqueue(axon_client_wq);
 }

@@ -6,6 +6,8 @@
 #include <linux/poll.h>
 #include "axon_drv.h"
 
+int axon_client_init(void);
+void axon_client_uninit(void);
 struct axon_client *axon_client_create(void);
 void axon_client_release(struct axon_client *c);
 void axon_client_retire(struct axon_client *c);

@@ -11,6 +11,7 @@
 
 #include "axon_drv.h"
 #include "chardev.h"
+#include "client.h"
 #include "charge.h"
 #include "netlink.h"
 #include "proc.h"
@@ -70,9 +71,12 @@ static int __init axon_init(void)
 	int ret;
 
 	axon_dev_init();
-	ret = axon_info_init();
+	ret = axon_client_init();
 	if (ret)
 		return ret;
+	ret = axon_info_init();
+	if (ret)
+		goto err_client;
 	ret = axon_proc_init();
 	if (ret)
 		goto err_info;
@@ -92,6 +96,8 @@ err_proc:
 	axon_proc_uninit();
 err_info:
 	axon_info_uninit();
+err_client:
+	axon_client_uninit();
 	return ret;
 }
 
@@ -100,6 +106,7 @@ static void __exit axon_exit(void)
 	axon_chardev_uninit();
 	axon_nl_uninit();
 	axon_proc_uninit();
+	axon_client_uninit();
 	axon_charge_uninit();
 	axon_info_uninit();
 	/*

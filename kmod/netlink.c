@@ -3,7 +3,12 @@
  * Generic netlink family "axon" (init_net only). New family, so
  * resv_start_op is 0: every command validates strictly and accepts only
  * the attributes of its own policy. Setting limits needs CAP_NET_ADMIN;
- * joining the "events" group too (the events name pids, uids, cgroups).
+ * joining the "events" group too (the events name every tenant's pids,
+ * uids, cgroups): GENL_MCAST_CAP_NET_ADMIN, in 6.7 and backported to the
+ * stable kernels (Debian's 6.1 has it). A kernel without it has no other
+ * hook to refuse a join (no family bind callback before 6.7), and
+ * multicast cannot be filtered per listener, so there the events are
+ * never sent.
  * Client and limit queries and dumps show only what visible.c lets the
  * caller see (another tenant's client is "no such client").
  * Multicast is lossy: it is for monitoring tools; axond gets its client
@@ -16,6 +21,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "axon_drv.h"
 #include "charge.h"
@@ -26,6 +32,13 @@
 #include "visible.h"
 
 static struct genl_family axon_genl_family;
+
+/* The events go out only where joining their group needs CAP_NET_ADMIN. */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define AXON_NL_EVENTS	1
+#else
+#define AXON_NL_EVENTS	0
+#endif
 
 enum axon_mcgrp {
 	AXON_MCGRP_EVENTS,
@@ -50,6 +63,20 @@ static const struct nla_policy axon_limit_policy[AXON_A_MAX + 1] = {
 	[AXON_A_KIND]		= NLA_POLICY_MAX(NLA_U32, AXON_CHARGE_KINDS - 1),
 	[AXON_A_LIMIT]		= { .type = NLA_U64 },
 };
+
+/*
+ * The reader of a request: the socket's opener and the task both
+ * (netlink_capable()'s rule), so that a socket opened unprivileged and
+ * used after gaining privilege, or passed on, shows no more than either.
+ */
+static void axon_nl_viewer(struct sk_buff *skb, struct axon_viewer *v)
+{
+	struct sock *sk = NETLINK_CB(skb).sk;
+
+	v->cred = sk && sk->sk_socket && sk->sk_socket->file ?
+		  sk->sk_socket->file->f_cred : current_cred();
+	v->task_too = true;
+}
 
 static void *axon_nl_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 			 u8 cmd)
@@ -131,6 +158,7 @@ static int axon_nl_fill_client(struct sk_buff *skb, u32 portid, u32 seq,
 
 static int axon_nl_get_client(struct sk_buff *skb, struct genl_info *info)
 {
+	struct axon_viewer viewer;
 	struct axon_client *c;
 	struct sk_buff *msg;
 	char *path;
@@ -138,8 +166,9 @@ static int axon_nl_get_client(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, AXON_A_CLIENT_ID))
 		return -EINVAL;
+	axon_nl_viewer(skb, &viewer);
 	c = axon_client_lookup(nla_get_u64(info->attrs[AXON_A_CLIENT_ID]));
-	if (c && !axon_client_visible(c)) {
+	if (c && !axon_client_visible(c, &viewer)) {
 		axon_client_put(c);
 		c = NULL;
 	}
@@ -169,16 +198,18 @@ static int axon_nl_dump_clients(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
 	unsigned long id = cb->args[0];
+	struct axon_viewer viewer;
 	struct axon_client *c;
 	char *path;
 
+	axon_nl_viewer(cb->skb, &viewer);
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
 	while ((c = axon_client_next(&id))) {
 		int ret = 0;
 
-		if (axon_client_visible(c))
+		if (axon_client_visible(c, &viewer))
 			ret = axon_nl_fill_client(skb,
 						  NETLINK_CB(cb->skb).portid,
 						  cb->nlh->nlmsg_seq,
@@ -194,10 +225,12 @@ static int axon_nl_dump_clients(struct sk_buff *skb,
 }
 
 /* The cgroup named by CGROUP_PATH or CGROUP_ID (exactly one), referenced. */
-static struct cgroup *axon_nl_cgroup(struct genl_info *info)
+static struct cgroup *axon_nl_cgroup(struct sk_buff *skb,
+				     struct genl_info *info)
 {
 	struct nlattr *p = info->attrs[AXON_A_CGROUP_PATH];
 	struct nlattr *id = info->attrs[AXON_A_CGROUP_ID];
+	struct axon_viewer viewer;
 	struct cgroup *cgrp;
 
 	if (!!p == !!id) {
@@ -209,7 +242,8 @@ static struct cgroup *axon_nl_cgroup(struct genl_info *info)
 		cgrp = cgroup_get_from_path(nla_data(p));
 	else
 		cgrp = cgroup_get_from_id(nla_get_u64(id));
-	if (!IS_ERR(cgrp) && !axon_cgroup_visible(cgrp)) {
+	axon_nl_viewer(skb, &viewer);
+	if (!IS_ERR(cgrp) && !axon_cgroup_visible(cgrp, &viewer)) {
 		cgroup_put(cgrp);
 		cgrp = ERR_PTR(-ENOENT);
 	}
@@ -228,7 +262,7 @@ static int axon_nl_set_limit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	if (info->attrs[AXON_A_KIND])
 		kind = nla_get_u32(info->attrs[AXON_A_KIND]);
-	cgrp = axon_nl_cgroup(info);
+	cgrp = axon_nl_cgroup(skb, info);
 	if (IS_ERR(cgrp))
 		return PTR_ERR(cgrp);
 	ret = axon_limit_set(cgrp, kind,
@@ -280,7 +314,7 @@ static int axon_nl_get_limit(struct sk_buff *skb, struct genl_info *info)
 
 	if (info->attrs[AXON_A_KIND])
 		kind = nla_get_u32(info->attrs[AXON_A_KIND]);
-	cgrp = axon_nl_cgroup(info);
+	cgrp = axon_nl_cgroup(skb, info);
 	if (IS_ERR(cgrp))
 		return PTR_ERR(cgrp);
 	ctx.skb = genlmsg_new(NLMSG_GOODSIZE + PATH_MAX, GFP_KERNEL);
@@ -308,11 +342,13 @@ static int axon_nl_dump_limits(struct sk_buff *skb,
 		.flags = NLM_F_MULTI,
 	};
 	unsigned long cursor = cb->args[0];
+	struct axon_viewer viewer;
 	int ret;
 
 	if (cb->args[1])
 		return 0;
-	ret = axon_charge_walk(&cursor, axon_nl_fill_cg, &ctx);
+	axon_nl_viewer(cb->skb, &viewer);
+	ret = axon_charge_walk(&cursor, &viewer, axon_nl_fill_cg, &ctx);
 	if (ret == -EMSGSIZE) {
 		cb->args[0] = cursor;
 		return skb->len;
@@ -366,7 +402,8 @@ static struct sk_buff *axon_nl_event_new(u32 event, void **hdr)
 {
 	struct sk_buff *skb;
 
-	if (!genl_has_listeners(&axon_genl_family, &init_net,
+	if (!AXON_NL_EVENTS ||
+	    !genl_has_listeners(&axon_genl_family, &init_net,
 				AXON_MCGRP_EVENTS))
 		return NULL;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -443,6 +480,8 @@ void axon_nl_limit_event(struct axon_client *c, u64 cgroup_id,
 
 int __init axon_nl_init(void)
 {
+	if (!AXON_NL_EVENTS)
+		pr_notice("axon: no GENL_MCAST_CAP_NET_ADMIN in this kernel: netlink events disabled\n");
 	return genl_register_family(&axon_genl_family);
 }
 

@@ -125,6 +125,7 @@ static void axon_clients_stop(struct seq_file *m, void *v)
 
 static int axon_clients_show(struct seq_file *m, void *v)
 {
+	const struct axon_viewer viewer = { .cred = m->file->f_cred };
 	struct axon_client *c = v;
 	struct user_namespace *ns = seq_user_ns(m);
 	u32 sq_tail = 0, sq_head = 0, cq_tail = 0;
@@ -136,7 +137,7 @@ static int axon_clients_show(struct seq_file *m, void *v)
 		seq_puts(m, "id pid uid gid cgroup comm charged submits completions depth state enters\n");
 		return 0;
 	}
-	if (!axon_client_visible(c))
+	if (!axon_client_visible(c, &viewer))
 		return 0;
 	state = axon_client_kstate(c);
 	r = state != AXON_KSTATE_NEW ? c->region : NULL;
@@ -188,10 +189,11 @@ static int axon_cgroups_line(void *arg, const struct axon_cg_info *cg)
 
 static int axon_cgroups_show(struct seq_file *m, void *v)
 {
+	const struct axon_viewer viewer = { .cred = m->file->f_cred };
 	unsigned long cursor = 0;
 
 	seq_puts(m, "cgroup id kind usage limit peak failcnt\n");
-	return axon_charge_walk(&cursor, axon_cgroups_line, m);
+	return axon_charge_walk(&cursor, &viewer, axon_cgroups_line, m);
 }
 
 int __init axon_proc_init(void)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Region memory: every page is allocated on its own with GFP_KERNEL_ACCOUNT
- * (so the client's memcg pays for its rings and data area), the two header
+ * (so the client's memcg pays for its rings and data area) and
+ * __GFP_RETRY_MAYFAIL (a SETUP past the memcg's memory.max, or past what
+ * the machine has, fails with -ENOMEM instead of calling the OOM killer on
+ * behalf of a size the client chose), the two header
  * pages are vmap()ed for the kernel's own reads (ENTER, poll, /proc), and
  * user mappings are made with vm_insert_pages(): the vma is VM_MIXEDMAP,
  * every PTE holds a page reference, and get_user_pages() works on it (the
@@ -18,6 +21,7 @@
 
 #include "axon_drv.h"
 #include "region.h"
+#include "user.h"
 
 static const u64 axon_part_off[AXON_PART_NR] = {
 	[AXON_PART_CLIENT]	= AXON_OFF_CLIENT_PAGE,
@@ -83,16 +87,21 @@ static void axon_free_pages(struct page **pages, unsigned long n)
 
 /**
  * axon_region_alloc() - allocate and lay out a client's region
- * @p:	geometry from axon_region_geometry()
+ * @p:		geometry from axon_region_geometry()
+ * @user:	the user @p->region_size was counted against
+ *		(axon_user_charge_region()); on success the region gives
+ *		those bytes back itself, once nothing holds its pages
  *
  * Runs in the client's context (AXON_IOC_SETUP) so the memcg of the caller
  * is charged. Fatal signals abort a large allocation.
  *
  * Return: the region or an ERR_PTR (-ENOMEM, -EINTR).
  */
-struct axon_region *axon_region_alloc(const struct axon_params *p)
+struct axon_region *axon_region_alloc(const struct axon_params *p,
+				      struct axon_user *user)
 {
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN;
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			  __GFP_ZERO | __GFP_NOWARN;
 	struct axon_daemon_page *dp;
 	struct axon_region *r;
 	unsigned long i;
@@ -107,7 +116,7 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 	mutex_init(&r->lock);
 	r->nr_pages = p->region_size >> PAGE_SHIFT;
 	r->pages = kvmalloc_array(r->nr_pages, sizeof(*r->pages),
-				  GFP_KERNEL_ACCOUNT);
+				  GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	if (!r->pages) {
 		ret = -ENOMEM;
 		goto err_free_r;
@@ -152,6 +161,7 @@ struct axon_region *axon_region_alloc(const struct axon_params *p)
 	dp->state = AXON_CLIENT_STATE_ACTIVE;
 
 	atomic64_add(p->region_size, &axon_dev.stats.region_bytes);
+	r->user = user;
 	return r;
 
 err_free_pages:
@@ -162,6 +172,15 @@ err_free_r:
 	return ERR_PTR(ret);
 }
 
+/* The region's bytes go back to its user, once. */
+static void axon_region_user_done(struct axon_region *r)
+{
+	if (r->user_done)
+		return;
+	r->user_done = true;
+	axon_user_uncharge_region(r->user, (u64)r->nr_pages << PAGE_SHIFT);
+}
+
 /**
  * axon_region_retire() - drop the kernel's hold on a dead client's pages
  * @r:	the region (NULL: nothing)
@@ -170,36 +189,38 @@ err_free_r:
  * two header pages (poll, fdinfo and /proc read them). Every other page
  * is released now rather than at the last reference to the client; pages
  * still mapped (the daemon's CLIENT_FD mappings, a client that has not
- * unmapped) live on through their PTEs' references until unmapped. New
- * mappings of the region are refused from here on.
- *
- * Return: true the first time (the caller gives back what it counted).
+ * unmapped) live on through their PTEs' references until unmapped, and
+ * until the last such mapping is closed the region's bytes still count
+ * against its user. New mappings of the region are refused from here on.
+ * Idempotent.
  */
-bool axon_region_retire(struct axon_region *r)
+void axon_region_retire(struct axon_region *r)
 {
 	const unsigned long keep = AXON_REGION_HDR_PAGES;
-	bool first;
 
 	if (!r)
-		return false;
+		return;
 	mutex_lock(&r->lock);
-	first = !r->retired;
-	if (first) {
+	if (!r->retired) {
 		r->retired = true;
 		axon_free_pages(r->pages + keep, r->nr_pages - keep);
 		atomic64_sub((u64)(r->nr_pages - keep) << PAGE_SHIFT,
 			     &axon_dev.stats.region_bytes);
 	}
+	if (!r->maps)
+		axon_region_user_done(r);
 	mutex_unlock(&r->lock);
-	return first;
 }
 
+/* Every vma is gone by now: each holds the file that holds the client. */
 void axon_region_free(struct axon_region *r)
 {
 	unsigned long n;
 
 	if (!r)
 		return;
+	WARN_ON(r->maps);
+	axon_region_user_done(r);
 	n = r->retired ? AXON_REGION_HDR_PAGES : r->nr_pages;
 	atomic64_sub((u64)n << PAGE_SHIFT, &axon_dev.stats.region_bytes);
 	vunmap(r->hdr);
@@ -231,6 +252,45 @@ static void axon_vm_open(struct vm_area_struct *vma)
 
 static const struct vm_operations_struct axon_vm_ops = {
 	.open = axon_vm_open,
+	.fault = axon_vm_fault,
+};
+
+/*
+ * A region's vma: the client's file or the daemon's CLIENT_FD file, both
+ * with the client as private data. The file (so the client and its
+ * region) outlives the vma: the vma's reference is put after ->close.
+ */
+static struct axon_region *axon_vma_region(struct vm_area_struct *vma)
+{
+	struct axon_client *c = vma->vm_file->private_data;
+
+	return c->region;
+}
+
+/* Every vma of a region is counted, so retirement knows what maps it. */
+static void axon_region_vm_open(struct vm_area_struct *vma)
+{
+	struct axon_region *r = axon_vma_region(vma);
+
+	axon_vm_open(vma);
+	mutex_lock(&r->lock);
+	r->maps++;
+	mutex_unlock(&r->lock);
+}
+
+static void axon_region_vm_close(struct vm_area_struct *vma)
+{
+	struct axon_region *r = axon_vma_region(vma);
+
+	mutex_lock(&r->lock);
+	if (!WARN_ON(!r->maps) && !--r->maps && r->retired)
+		axon_region_user_done(r);
+	mutex_unlock(&r->lock);
+}
+
+static const struct vm_operations_struct axon_region_vm_ops = {
+	.open = axon_region_vm_open,
+	.close = axon_region_vm_close,
 	.fault = axon_vm_fault,
 };
 
@@ -317,6 +377,11 @@ int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		else
 			ret = axon_insert(vma, r->pages + r->first[i] + idx,
 					  npages);
+		/* from here on mmap_region() undoes a failure with ->close */
+		if (!ret) {
+			vma->vm_ops = &axon_region_vm_ops;
+			r->maps++;
+		}
 		mutex_unlock(&r->lock);
 		return ret;
 	}

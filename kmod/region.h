@@ -9,6 +9,7 @@
 
 struct vm_area_struct;
 struct page;
+struct axon_user;
 
 enum axon_part {
 	AXON_PART_CLIENT,
@@ -30,14 +31,23 @@ enum axon_part {
  * @dpage:	the daemon page in @hdr
  * @first:	each part's first page index
  * @count:	each part's page count
- * @lock:	serialises mmap against axon_region_retire()
+ * @lock:	serialises mmap, the mappings' open and close against
+ *		axon_region_retire()
  * @retired:	the kernel dropped its references to every page but the two
  *		header pages; no new mapping of them; under @lock
+ * @maps:	vmas mapping part of the region (client and daemon side,
+ *		split and fork copies included); under @lock
+ * @user:	the user the region's bytes count against (user.c), until
+ *		@user_done
+ * @user_done:	the bytes went back to @user: the region is retired and
+ *		nothing maps it, or it was freed; under @lock
  *
  * Geometry immutable after axon_region_alloc(); freed by
  * axon_region_free() when the client object dies. User mappings keep
  * their own page references, so retiring a region frees only the pages
- * nothing maps.
+ * nothing maps, and its bytes keep counting against the user until the
+ * last mapping goes (a disconnected client that keeps its mappings still
+ * holds the pages).
  */
 struct axon_region {
 	struct page **pages;
@@ -47,16 +57,20 @@ struct axon_region {
 	struct axon_daemon_page *dpage;
 	unsigned long first[AXON_PART_NR];
 	unsigned long count[AXON_PART_NR];
-	struct mutex lock;	/* mmap against retirement */
+	struct mutex lock;	/* mmap, vma open/close against retirement */
 	bool retired;
+	unsigned long maps;
+	struct axon_user *user;
+	bool user_done;
 };
 
 /* The client and daemon pages, vmap()ed: kept until the region is freed. */
 #define AXON_REGION_HDR_PAGES	2
 
 int axon_region_geometry(const struct axon_params *req, struct axon_params *p);
-struct axon_region *axon_region_alloc(const struct axon_params *p);
-bool axon_region_retire(struct axon_region *r);
+struct axon_region *axon_region_alloc(const struct axon_params *p,
+				      struct axon_user *user);
+void axon_region_retire(struct axon_region *r);
 void axon_region_free(struct axon_region *r);
 int axon_region_mmap(struct axon_region *r, struct vm_area_struct *vma,
 		     bool daemon);

@@ -2,8 +2,10 @@
 /*
  * What one user may make the module hold before any daemon has looked at
  * it: open clients (each a struct and, once set up, its region) and the
- * region memory of its set-up clients. Keyed by the opener's real uid in
- * the initial user namespace, so a new user namespace does not reset it.
+ * region memory of its set-up clients, counted until the pages are no
+ * longer mapped anywhere (a retired region still mapped holds them).
+ * Keyed by the opener's real uid in the initial user namespace, so a new
+ * user namespace does not reset it.
  * The limits are the max_user_clients and max_user_region_bytes
  * parameters; a task with CAP_SYS_RESOURCE in the initial namespace is
  * counted but not limited. Region memory is also charged to the memory
@@ -22,7 +24,8 @@
  * @node:	in axon_users, while @clients > 0
  * @uid:	the real uid
  * @clients:	client objects alive (from open to their last reference)
- * @region_bytes: region bytes of set-up clients not yet retired
+ * @region_bytes: region bytes of set-up clients, until each region is
+ *		retired and no longer mapped (region.c)
  */
 struct axon_user {
 	struct hlist_node node;

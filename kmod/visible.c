@@ -11,6 +11,13 @@
  * the reader's cgroup namespace. CAP_SYS_ADMIN or CAP_NET_ADMIN in the
  * initial user namespace sees everything (axon-top run by the admin,
  * axond's monitoring).
+ *
+ * The credentials judged are those the file was opened with (f_cred), as
+ * for the kernel's own /proc files: a reader that gained privilege after
+ * opening (setuid) sees what the opener could, and so does one a
+ * privileged opener passed the file to. Netlink checks the socket's
+ * opener and the task both, as netlink_capable() does. The namespaces
+ * (pid, cgroup) are the reading task's.
  */
 #include <linux/capability.h>
 #include <linux/cgroup.h>
@@ -24,7 +31,7 @@
 #include "visible.h"
 
 /* Not audited: a denial here only hides rows, it refuses nothing. */
-bool axon_sees_all(void)
+static bool axon_sees_all(void)
 {
 	return ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN) ||
 	       ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
@@ -37,25 +44,13 @@ static bool axon_cgroup_in_ns(struct cgroup *cgrp)
 	return cgroup_is_descendant(cgrp, root);
 }
 
-/**
- * axon_cgroup_visible() - may the current task see this cgroup's counters
- * @cgrp:	a cgroup on the default hierarchy
- *
- * Return: true if privileged or @cgrp is inside the task's cgroup
- * namespace.
- */
-bool axon_cgroup_visible(struct cgroup *cgrp)
+/* Both checks run as current_cred(): the viewer's is put in place. */
+static bool axon_cgroup_visible_cur(struct cgroup *cgrp)
 {
 	return axon_sees_all() || axon_cgroup_in_ns(cgrp);
 }
 
-/**
- * axon_client_visible() - may the current task see this client
- * @c:	a client (any state)
- *
- * Return: see the comment at the top of this file.
- */
-bool axon_client_visible(struct axon_client *c)
+static bool axon_client_visible_cur(struct axon_client *c)
 {
 	const struct cred *cred = current_cred();
 
@@ -68,4 +63,62 @@ bool axon_client_visible(struct axon_client *c)
 	if (uid_eq(cred->uid, c->cred->uid) || uid_eq(cred->euid, c->cred->uid))
 		return true;
 	return ns_capable_noaudit(c->cred->user_ns, CAP_SYS_PTRACE);
+}
+
+/*
+ * Runs @fn as @v->cred (override_creds(), so that the capability checks
+ * see the opener's credentials and not the reader's: a file opened by one
+ * task and read by another, or read after setuid), and also as the task's
+ * own when @v->task_too.
+ */
+static bool axon_viewer_sees(const struct axon_viewer *v,
+			     bool (*fn)(void *obj), void *obj)
+{
+	const struct cred *task = current_cred();
+	const struct cred *old;
+	bool ok;
+
+	if (v->task_too && !fn(obj))
+		return false;
+	if (v->cred == task)
+		return v->task_too || fn(obj);
+	old = override_creds(v->cred);
+	ok = fn(obj);
+	revert_creds(old);
+	return ok;
+}
+
+static bool axon_cgroup_fn(void *obj)
+{
+	return axon_cgroup_visible_cur(obj);
+}
+
+static bool axon_client_fn(void *obj)
+{
+	return axon_client_visible_cur(obj);
+}
+
+/**
+ * axon_cgroup_visible() - may this viewer see a cgroup's counters
+ * @cgrp:	a cgroup on the default hierarchy
+ * @v:		the viewer
+ *
+ * Return: true if privileged or @cgrp is inside the reader's cgroup
+ * namespace.
+ */
+bool axon_cgroup_visible(struct cgroup *cgrp, const struct axon_viewer *v)
+{
+	return axon_viewer_sees(v, axon_cgroup_fn, cgrp);
+}
+
+/**
+ * axon_client_visible() - may this viewer see a client
+ * @c:	a client (any state)
+ * @v:	the viewer
+ *
+ * Return: see the comment at the top of this file.
+ */
+bool axon_client_visible(struct axon_client *c, const struct axon_viewer *v)
+{
+	return axon_viewer_sees(v, axon_client_fn, c);
 }

@@ -8,9 +8,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "axon_test.h"
@@ -368,6 +371,65 @@ TEST(no_daemon)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	fake_daemon_kill(d);
 	set_param("wait_for_daemon", "0");
+}
+
+#define MEMCG	"/sys/fs/cgroup/axmem"
+
+/*
+ * The rings and data area are kernel memory allocated for the client:
+ * its memory cgroup pays for them. In a memcg of 16 MiB a 64 MiB data
+ * area fails with ENOMEM (not the OOM killer: the allocation may fail),
+ * a small one is set up, and the memcg's usage shows it.
+ */
+TEST(setup_memcg_charged)
+{
+	pid_t d = fake_daemon_spawn(true);
+	char v[64];
+	pid_t pid;
+	int st;
+
+	ASSERT_GT(d, 0);
+	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+		SKIP(fake_daemon_kill(d); return, "no memory controller");
+	rmdir(MEMCG);
+	ASSERT_EQ(0, mkdir(MEMCG, 0755));
+	ASSERT_EQ(0, write_file(MEMCG "/memory.max", "16777216"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct tclient big, small;
+		long before, after;
+
+		close_inherited_fds(-1);
+		snprintf(v, sizeof(v), "%d", getpid());
+		if (write_file(MEMCG "/cgroup.procs", v))
+			_exit(100);
+		if (tclient_open(&big) || tclient_open(&small))
+			_exit(101);
+		if (tclient_setup(&big, 4, 64 << 20) != -ENOMEM)
+			_exit(10);
+		if (read_file(MEMCG "/memory.current", v, sizeof(v)) <= 0)
+			_exit(102);
+		before = atol(v);
+		if (tclient_setup(&small, 4, 4 << 20))
+			_exit(11);
+		if (read_file(MEMCG "/memory.current", v, sizeof(v)) <= 0)
+			_exit(103);
+		after = atol(v);
+		/* the 4 MiB data area is in the memcg's usage */
+		if (after - before < (4 << 20))
+			_exit(12);
+		tclient_close(&small);
+		tclient_close(&big);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	fake_daemon_kill(d);
+	/* main: SIGKILL from the memcg's OOM killer */
+	EXPECT_TRUE(WIFEXITED(st));
+	if (WIFEXITED(st))
+		EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, rmdir(MEMCG));
 }
 
 TEST_HARNESS_MAIN

@@ -2,16 +2,22 @@
 /*
  * A client is one process: its mappings are never inherited, even after
  * madvise(MADV_DOFORK), and it ends when the opener exits, whoever still
- * holds a copy of its fd (a fork child, a descriptor passed on): the
- * daemon is told GONE and the client's charges go back at the exit.
+ * holds a copy of its fd (a fork child, a descriptor passed on, a
+ * CLONE_VM child sharing its address space): the daemon is told GONE and
+ * the client's charges go back at the exit.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "axon_test.h"
@@ -159,6 +165,111 @@ TEST(opener_exit_ends_client)
 		EXPECT_STREQ("0", buf);
 	if (!proc_field("clients", id, "id", "state", buf, sizeof(buf)))
 		EXPECT_STREQ("gone", buf);
+	tdaemon_forget(&d, id);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	tdaemon_close(&d);
+}
+
+struct vm_child {
+	pid_t opener;
+	int fd;		/* the client fd, the same number in the child */
+	int res;	/* pipe to the test: the child's ENTER result */
+};
+
+/*
+ * Shares the opener's mm (CLONE_VM without CLONE_THREAD: its own process)
+ * and a copy of its fds; once the opener is gone it tries to drive the
+ * client. Raw system calls only: it shares the opener's libc state.
+ */
+static int vm_child_fn(void *arg)
+{
+	struct vm_child *v = arg;
+	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+	struct axon_enter e = { 0 };
+	int i;
+	long ret;
+	char x;
+
+	while (syscall(SYS_getppid) == v->opener)
+		syscall(SYS_nanosleep, &ts, NULL);
+	/* ENTER keeps working as long as the client lives */
+	for (i = 0; i < 300; i++) {
+		ret = syscall(SYS_ioctl, v->fd, AXON_IOC_ENTER, &e);
+		if (ret < 0)
+			break;
+		syscall(SYS_nanosleep, &ts, NULL);
+	}
+	x = ret < 0 ? 'e' : 'w';
+	syscall(SYS_write, v->res, &x, 1);
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
+
+/*
+ * The opener clones a CLONE_VM child (another process, the same mm) and
+ * is killed: the mm lives on in the child, but the client ends with the
+ * opener's thread group (GONE, state gone), and the child cannot use the
+ * fd.
+ */
+TEST(clone_vm_child_ends_with_opener)
+{
+	struct tdaemon d;
+	struct axon_event ev;
+	struct tclient c;
+	int pfd[2], res[2], st;
+	pid_t opener, kid = 0;
+	uint64_t id;
+	char buf[32], x = 0;
+
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_GE(tdaemon_attach(&d), 0);
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, pipe(res));
+	opener = fork();
+	ASSERT_GE(opener, 0);
+	if (opener == 0) {
+		static struct vm_child v;
+		size_t stack_size = 1 << 16;
+		char *stack = malloc(stack_size);
+		pid_t k;
+
+		close(d.fd);
+		close(res[0]);
+		if (!stack || tclient_open(&c) || tclient_setup(&c, 4, 4096))
+			_exit(1);
+		v.opener = getpid();
+		v.fd = c.fd;
+		v.res = res[1];
+		k = clone(vm_child_fn, stack + stack_size, CLONE_VM | SIGCHLD, &v);
+		if (k < 0 || write(pfd[1], &k, sizeof(k)) != sizeof(k))
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(res[1]);
+	ASSERT_EQ(1, tdaemon_event(&d, &ev, 5000));
+	ASSERT_EQ(AXON_EV_OPEN, ev.events);
+	id = ev.client_id;
+	ASSERT_EQ(0, tdaemon_handle(&d, &ev));
+	ASSERT_EQ(sizeof(kid), read(pfd[0], &kid, sizeof(kid)));
+	close(pfd[0]);
+	ASSERT_EQ(0, tdaemon_charge(&d, id, 1 << 20, true));
+
+	kill(opener, SIGKILL);
+	ASSERT_EQ(opener, waitpid(opener, &st, 0));
+	/* the child is alive, holds the fd and the mm */
+	EXPECT_EQ(0, kill(kid, 0));
+	/* main: no GONE, the mm did not go */
+	EXPECT_EQ(1, wait_event_for(&d, id, AXON_EV_GONE, 3000));
+	EXPECT_EQ(-ENOENT, tdaemon_charge(&d, id, 1, true));
+	if (!proc_field("clients", id, "id", "state", buf, sizeof(buf)))
+		EXPECT_STREQ("gone", buf);
+	EXPECT_EQ(1, read(res[0], &x, 1));
+	EXPECT_EQ('e', x);
+	close(res[0]);
 	tdaemon_forget(&d, id);
 	kill(kid, SIGKILL);
 	waitpid(kid, NULL, 0);

@@ -347,6 +347,68 @@ TEST_F(n, clients_of_others_hidden)
 	tclient_close(&c);
 }
 
+/*
+ * A netlink reader is judged by the socket's opener and by the task both
+ * (netlink_capable()'s rule): a socket opened as nobody and used after
+ * becoming root again, or opened by root and used by nobody, does not
+ * show root's client.
+ */
+TEST_F(n, socket_opener_credentials)
+{
+	struct tclient c;
+	struct nl rootsk;
+	pid_t pid;
+	int st;
+
+	self->daemon = fake_daemon_spawn(true);
+	ASSERT_GT(self->daemon, 0);
+	ASSERT_EQ(0, tclient_open(&c));
+	ASSERT_EQ(0, tclient_setup(&c, 4, 4096));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct reply r = { .want_client = c.p.client_id };
+		struct nl n;
+
+		if (setresuid(65534, 65534, 0))
+			_exit(100);
+		if (nl_open(&n))
+			_exit(101);
+		if (setresuid(0, 0, 0))
+			_exit(102);
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, NLM_F_DUMP, &r, 0, 0, NULL))
+			_exit(103);
+		if (r.found)
+			_exit(10);
+		memset(&r, 0, sizeof(r));
+		if (nl_call(&n, AXON_CMD_GET_CLIENT, 0, &r, AXON_A_CLIENT_ID,
+			    c.p.client_id, NULL) != -NLE_OBJ_NOTFOUND)
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	ASSERT_EQ(0, nl_open(&rootsk));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct reply r = { .want_client = c.p.client_id };
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (nl_call(&rootsk, AXON_CMD_GET_CLIENT, NLM_F_DUMP, &r, 0, 0, NULL))
+			_exit(103);
+		_exit(r.found ? 12 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	nl_socket_free(rootsk.sk);
+	tclient_close(&c);
+}
+
 /* Events arrive on the multicast group. */
 struct evlog {
 	int n;
@@ -439,6 +501,97 @@ TEST_F(n, events)
 			EXPECT_EQ(st.st_ino, log.cgroup[i]);
 	EXPECT_TRUE(has_event(&log, AXON_NLEV_CLIENT_EXIT, id));
 	EXPECT_TRUE(has_event(&log, AXON_NLEV_DAEMON_DETACH, 0));
+	nl_socket_free(ev);
+}
+
+/*
+ * The events name every tenant's clients: a socket without CAP_NET_ADMIN
+ * cannot join the group (as nobody, and as root with no capabilities),
+ * and gets none of the events root's clients cause meanwhile.
+ */
+TEST_F(n, events_need_admin)
+{
+	struct nl_sock *ev = nl_socket_alloc();
+	struct evlog log = { 0 };
+	int grp, i, st, rdy[2], go[2];
+	struct tclient c;
+	pid_t pid;
+	char x;
+
+	grp = genl_ctrl_resolve_grp(self->nl.sk, AXON_GENL_NAME, AXON_GENL_MCGRP_EVENTS);
+	ASSERT_GE(grp, 0);
+	/* root listens, so the events are sent */
+	ASSERT_EQ(0, genl_connect(ev));
+	nl_socket_disable_seq_check(ev);
+	nl_socket_modify_cb(ev, NL_CB_VALID, NL_CB_CUSTOM, on_event, &log);
+	ASSERT_EQ(0, nl_socket_add_membership(ev, grp));
+	nl_socket_set_nonblocking(ev);
+	ASSERT_EQ(0, pipe(rdy));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct __user_cap_header_struct h = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct d[2] = { { 0 } };
+		struct nl_sock *sk[2];
+		struct evlog mine = { 0 };
+		int k;
+
+		close(rdy[0]);
+		close(go[1]);
+		for (k = 0; k < 2; k++) {
+			int fd;
+
+			/* nobody (saved root), then root without capabilities */
+			if (k == 0 && setresuid(65534, 65534, 0))
+				_exit(100);
+			if (k == 1 && (setresuid(0, 0, 0) ||
+				       syscall(SYS_capset, &h, d)))
+				_exit(101);
+			sk[k] = nl_socket_alloc();
+			if (!sk[k] || genl_connect(sk[k]))
+				_exit(102);
+			fd = nl_socket_get_fd(sk[k]);
+			if (!setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+					&grp, sizeof(grp)) || errno != EPERM)
+				_exit(10 + k);
+			nl_socket_disable_seq_check(sk[k]);
+			nl_socket_modify_cb(sk[k], NL_CB_VALID, NL_CB_CUSTOM,
+					    on_event, &mine);
+			nl_socket_set_nonblocking(sk[k]);
+		}
+		x = 'r';
+		if (write(rdy[1], &x, 1) != 1 || read(go[0], &x, 1) != 1)
+			_exit(103);
+		for (i = 0; i < 20; i++) {
+			nl_recvmsgs_default(sk[0]);
+			nl_recvmsgs_default(sk[1]);
+			usleep(10000);
+		}
+		_exit(mine.n ? 12 : 0);
+	}
+	close(rdy[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(rdy[0], &x, 1));
+	self->daemon = fake_daemon_spawn(true);
+	ASSERT_GT(self->daemon, 0);
+	ASSERT_EQ(0, tclient_open(&c));
+	ASSERT_EQ(0, tclient_setup(&c, 4, 4096));
+	tclient_close(&c);
+	for (i = 0; i < 50 && !has_event(&log, AXON_NLEV_CLIENT_EXIT, 0); i++) {
+		nl_recvmsgs_default(ev);
+		usleep(10000);
+	}
+	/* the events were sent: root's socket got them */
+	EXPECT_TRUE(has_event(&log, AXON_NLEV_CLIENT_OPEN, 0));
+	ASSERT_EQ(1, write(go[1], &x, 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	close(rdy[0]);
+	close(go[1]);
 	nl_socket_free(ev);
 }
 

@@ -195,6 +195,66 @@ TEST_F(p, other_user_hidden)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
+/* 1 if the /proc/axon/clients contents read from @fd have a row for @id. */
+static int fd_has_row(int fd, uint64_t id)
+{
+	static char buf[1 << 16];
+	char want[32];
+	size_t off = 0;
+	ssize_t n;
+
+	while (off + 1 < sizeof(buf) &&
+	       (n = read(fd, buf + off, sizeof(buf) - 1 - off)) > 0)
+		off += n;
+	buf[off] = 0;
+	snprintf(want, sizeof(want), "\n%llu ", (unsigned long long)id);
+	return strstr(buf, want) != NULL;
+}
+
+/*
+ * What a reader sees is judged by the credentials the file was opened
+ * with, not the reader's: opened as nobody and read after becoming root
+ * again (setuid), root's client stays hidden; opened by root and read by
+ * nobody, it shows.
+ */
+TEST_F(p, opener_credentials)
+{
+	uint64_t id = self->c.p.client_id;
+	pid_t pid;
+	int st, fd;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* real and effective nobody, saved root */
+		if (setresuid(65534, 65534, 0))
+			_exit(100);
+		fd = open("/proc/axon/clients", O_RDONLY);
+		if (fd < 0)
+			_exit(101);
+		if (setresuid(0, 0, 0))
+			_exit(102);
+		_exit(fd_has_row(fd, id) ? 10 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	fd = open("/proc/axon/clients", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(100);
+		_exit(fd_has_row(fd, id) ? 0 : 11);
+	}
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
 /*
  * Same uid, no capabilities, but another pid namespace (the client's pid
  * is not there) or a cgroup namespace the client's cgroup is outside of:
