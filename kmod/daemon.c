@@ -18,7 +18,6 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
@@ -33,14 +32,7 @@
 #include "netlink.h"
 #include "region.h"
 
-#define AXON_FEAT_ALL		((1U << AXON_FEAT_LAST) - 1)
 #define AXON_READ_BATCH		8
-/*
- * A DISCONNECT error reaches user space from the client's SETUP and ENTER:
- * it must be a user errno, none of the kernel's internal codes
- * (-ERESTARTSYS and up would restart or leak as errno 512...).
- */
-#define AXON_MAX_USER_ERRNO	(ERESTARTSYS - 1)
 
 static bool axon_may_attach(void)
 {
@@ -335,115 +327,6 @@ int axon_daemon_mmap(struct vm_area_struct *vma)
 	return axon_info_mmap(vma, true);
 }
 
-/**
- * axon_daemon_accept() - AXON_IOC_ACCEPT
- * @ua:	struct axon_accept
- *
- * Return: 0, -ENOENT (no such client, or gone), -EALREADY (already served),
- * -EINVAL (reserved fields, unknown features, a minting window that wraps
- * past 2^64).
- */
-long axon_daemon_accept(struct axon_accept __user *ua)
-{
-	struct axon_accept a;
-	struct axon_client *c;
-	long ret = 0;
-	u64 va_end;
-
-	if (copy_from_user(&a, ua, sizeof(a)))
-		return -EFAULT;
-	if (a.resv0 || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
-	    (a.features & ~AXON_FEAT_ALL) ||
-	    check_add_overflow(a.va_base, a.va_size, &va_end))
-		return -EINVAL;
-	c = axon_client_lookup(a.client_id);
-	if (!c)
-		return -ENOENT;
-	spin_lock(&axon_dev.lock);
-	switch (c->state) {
-	case AXON_KSTATE_PENDING:
-		c->params.features = a.features;
-		c->params.va_base = a.va_base;
-		c->params.va_size = a.va_size;
-		c->params.mint_credit = a.mint_credit;
-		c->flags |= AXON_CF_ANNOUNCED;
-		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
-		wake_up_all(&c->wq);
-		break;
-	case AXON_KSTATE_ORPHAN:
-		c->region->dpage->sq_flags &= ~AXON_SQ_F_DAEMON_GONE;
-		c->flags |= AXON_CF_ANNOUNCED;
-		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
-		wake_up_all(&c->wq);
-		break;
-	case AXON_KSTATE_ACTIVE:
-		ret = -EALREADY;
-		break;
-	case AXON_KSTATE_GONE:
-		ret = -ENOENT;
-		break;
-	default:
-		ret = -EINVAL;
-		break;
-	}
-	spin_unlock(&axon_dev.lock);
-	axon_dbg(FILE, "client %llu accept: %ld\n", c->id, ret);
-	axon_client_put(c);
-	return ret;
-}
-
-/**
- * axon_daemon_disconnect() - AXON_IOC_DISCONNECT: refuse or end a client
- * @ud:	struct axon_disconnect
- *
- * The client becomes DEAD: its pending SETUP and every later ENTER return
- * the error, sleepers wake, its charges and its region are given back.
- *
- * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL (reserved bits, an
- * error outside -511..-1).
- */
-long axon_daemon_disconnect(struct axon_disconnect __user *ud)
-{
-	struct axon_disconnect d;
-	struct axon_client *c;
-	long ret = 0;
-
-	if (copy_from_user(&d, ud, sizeof(d)))
-		return -EFAULT;
-	if (d.resv || d.error >= 0 || d.error < -AXON_MAX_USER_ERRNO)
-		return -EINVAL;
-	c = axon_client_lookup(d.client_id);
-	if (!c)
-		return -ENOENT;
-	spin_lock(&axon_dev.lock);
-	switch (c->state) {
-	case AXON_KSTATE_PENDING:
-	case AXON_KSTATE_ACTIVE:
-	case AXON_KSTATE_ORPHAN:
-		c->error = d.error;
-		c->region->dpage->state = AXON_CLIENT_STATE_DEAD;
-		axon_client_set_state(c, AXON_KSTATE_DEAD);
-		wake_up_all(&c->wq);
-		break;
-	case AXON_KSTATE_DEAD:
-		ret = -EALREADY;
-		break;
-	case AXON_KSTATE_GONE:
-		ret = -ENOENT;
-		break;
-	default:
-		ret = -EINVAL;
-		break;
-	}
-	spin_unlock(&axon_dev.lock);
-	if (!ret) {
-		axon_charge_client_close(c, true);
-		axon_client_retire(c);
-	}
-	axon_client_put(c);
-	return ret;
-}
-
 static int axon_client_fd_release(struct inode *inode, struct file *file)
 {
 	axon_client_put(file->private_data);
@@ -523,82 +406,6 @@ long axon_daemon_client_fd(struct axon_client_fd __user *uf)
 err_fd:
 	put_unused_fd(fd);
 err_put:
-	axon_client_put(c);
-	return ret;
-}
-
-#define AXON_NOTIFY_CHUNK	32
-
-/**
- * axon_daemon_notify() - AXON_IOC_NOTIFY: wake many clients at once
- * @un:	struct axon_notify
- *
- * Return: the number of listed clients that are ACTIVE (and were woken).
- */
-long axon_daemon_notify(struct axon_notify __user *un)
-{
-	u64 ids[AXON_NOTIFY_CHUNK];
-	const u64 __user *uids;
-	struct axon_notify a;
-	u32 done = 0;
-	long woken = 0;
-
-	if (copy_from_user(&a, un, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
-	    a.count > AXON_NOTIFY_MAX)
-		return -EINVAL;
-	uids = u64_to_user_ptr(a.ids);
-	while (done < a.count) {
-		u32 n = min_t(u32, a.count - done, AXON_NOTIFY_CHUNK);
-		u32 i;
-
-		if (copy_from_user(ids, uids + done, n * sizeof(ids[0])))
-			return -EFAULT;
-		rcu_read_lock();
-		for (i = 0; i < n; i++) {
-			struct axon_client *c;
-
-			c = xa_load(&axon_dev.clients, ids[i]);
-			if (!c || axon_client_state(c) != AXON_KSTATE_ACTIVE)
-				continue;
-			/* Freed only after a grace period: safe under RCU. */
-			wake_up_all(&c->wq);
-			woken++;
-		}
-		rcu_read_unlock();
-		done += n;
-	}
-	atomic64_inc(&axon_dev.stats.notifies);
-	return woken;
-}
-
-/**
- * axon_daemon_charge() - AXON_IOC_CHARGE / AXON_IOC_UNCHARGE
- * @uc:		struct axon_charge
- * @charge:	charge (true) or uncharge
- *
- * Return: 0, -EDQUOT (a limit of the client's cgroup or an ancestor would
- * be passed), -ENOENT (no such client, or it is gone or disconnected),
- * -EINVAL (bad kind, reserved bits, uncharging more than charged).
- */
-long axon_daemon_charge(struct axon_charge __user *uc, bool charge)
-{
-	struct axon_charge a;
-	struct axon_client *c;
-	long ret;
-
-	if (copy_from_user(&a, uc, sizeof(a)))
-		return -EFAULT;
-	if (a.resv || a.kind >= AXON_CHARGE_KINDS)
-		return -EINVAL;
-	c = axon_client_lookup(a.client_id);
-	if (!c)
-		return -ENOENT;
-	if (charge)
-		ret = axon_charge(c, a.kind, a.bytes);
-	else
-		ret = axon_uncharge(c, a.kind, a.bytes);
 	axon_client_put(c);
 	return ret;
 }
