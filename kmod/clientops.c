@@ -4,8 +4,8 @@
  * AXON_IOC_NOTIFY, AXON_IOC_CHARGE and AXON_IOC_UNCHARGE. Each is split in
  * two: axon_<op>_args() copies in and checks the argument, and
  * axon_<op>_client() does the work on a client the caller holds. The
- * daemon's fd (axon_daemon_<op>(), any client, looked up by id) uses
- * both halves.
+ * daemon's fd (axon_daemon_<op>(), any client, looked up by id) and a
+ * delegate (delegate.c, its own client only) share both halves.
  */
 #include <linux/overflow.h>
 #include <linux/string.h>
@@ -273,6 +273,34 @@ long axon_daemon_notify(struct axon_notify __user *un)
 	}
 	atomic64_inc(&axon_dev.stats.notifies);
 	return woken;
+}
+
+/**
+ * axon_notify_only() - check that every id of an AXON_IOC_NOTIFY names
+ * one client
+ * @a:	the checked argument
+ * @id:	the only id allowed
+ *
+ * Return: 0, -EPERM (another id), -EFAULT.
+ */
+int axon_notify_only(const struct axon_notify *a, u64 id)
+{
+	const u64 __user *uids = u64_to_user_ptr(a->ids);
+	u64 ids[AXON_NOTIFY_CHUNK];
+	u32 done = 0;
+
+	while (done < a->count) {
+		u32 n = min_t(u32, a->count - done, AXON_NOTIFY_CHUNK);
+		u32 i;
+
+		if (copy_from_user(ids, uids + done, n * sizeof(ids[0])))
+			return -EFAULT;
+		for (i = 0; i < n; i++)
+			if (ids[i] != id)
+				return -EPERM;
+		done += n;
+	}
+	return 0;
 }
 
 /**

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The ioctls that act on one client, in two halves: arguments, then work. */
+/* The ioctls that act on one client, shared by the daemon's fd and delegates. */
 #ifndef AXON_KMOD_CLIENTOPS_H
 #define AXON_KMOD_CLIENTOPS_H
 
@@ -11,6 +11,7 @@ int axon_disconnect_args(struct axon_disconnect *d, const void __user *ud);
 long axon_disconnect_client(struct axon_client *c,
 			    const struct axon_disconnect *d);
 int axon_notify_args(struct axon_notify *a, const void __user *un);
+int axon_notify_only(const struct axon_notify *a, u64 id);
 bool axon_notify_client(struct axon_client *c);
 int axon_charge_args(struct axon_charge *a, const void __user *uc);
 long axon_charge_client(struct axon_client *c, const struct axon_charge *a,
