@@ -85,6 +85,8 @@ START_TEST(test_constants)
 	ck_assert_uint_eq(AXON_HELLO_STATS, 2);
 	ck_assert_uint_eq(AXON_HELLO_TRACE, 3);
 	ck_assert_uint_eq(AXON_ENTER_GETEVENTS, 1);
+	ck_assert_uint_eq(AXON_CLIENT_FD_DELEGATE, 1);
+	ck_assert_uint_eq(AXON_CLIENT_FD_F_ALL, 1);
 	ck_assert_uint_eq(AXON_CHARGE_DEVICE_MEM, 0);
 
 	/* Handle types. */

@@ -350,7 +350,7 @@ struct axon_disconnect {
 /**
  * struct axon_client_fd - AXON_IOC_CLIENT_FD argument (daemon)
  * @client_id:	in: a client that has called AXON_IOC_SETUP
- * @flags:	in: must be zero
+ * @flags:	in: AXON_CLIENT_FD_* (other bits: -EINVAL)
  * @fd:		out: a new O_RDWR | O_CLOEXEC descriptor on which the daemon
  *		mmaps that client's region (daemon permissions); it keeps the
  *		client's memory alive until it is closed and unmapped
@@ -358,6 +358,38 @@ struct axon_disconnect {
  *		client's geometry (sizes and offsets; the fields the daemon
  *		gives in ACCEPT are zero until then), or 0
  * @resv:	must be zero
+ *
+ * A plain client fd (no flags) only maps: every ioctl on it is -ENOTTY.
+ *
+ * With AXON_CLIENT_FD_DELEGATE the fd is also a *delegate*: it acts for its
+ * one client, so that the daemon can hand the client to another process
+ * (SCM_RIGHTS, any uid: the fd is the capability). The client must be
+ * PENDING or ACTIVE (else -ENOENT), and a client has at most one delegate
+ * open at a time (-EBUSY). On a delegate, AXON_IOC_ACCEPT, AXON_IOC_CHARGE,
+ * AXON_IOC_UNCHARGE, AXON_IOC_NOTIFY and AXON_IOC_DISCONNECT work as on the
+ * daemon's fd, with the same structs, but only for the delegate's client:
+ * any other client_id (for NOTIFY, any listed id) fails with -EPERM and
+ * does nothing. Every other ioctl on a delegate is -ENOTTY. The daemon's fd
+ * keeps working for every client, delegated or not.
+ *
+ * From the moment of delegation the client's AXON_EV_DOORBELL goes to the
+ * delegate instead of the daemon's queue (a DOORBELL the daemon had not
+ * read yet moves to the delegate); AXON_EV_GONE goes to both. read(2) on a
+ * delegate returns exactly one struct axon_event (the buffer must hold
+ * one, else -EINVAL) with the bits accumulated since the last read and the
+ * identity filled in as on the daemon's fd; it blocks unless O_NONBLOCK
+ * (-EAGAIN), and returns 0 (end of file) once nothing is pending and
+ * nothing more can come: after the record with GONE, or once the delegate
+ * is cut off. poll(2) reports EPOLLIN | EPOLLRDNORM while bits are
+ * pending, and EPOLLHUP once GONE has been read or the delegate is cut off.
+ *
+ * A delegate belongs to the daemon attachment that made it. When that
+ * daemon's file is released, the client becomes ORPHAN as usual and the
+ * delegate is cut off: its ioctls fail with -ENOTCONN, poll(2) reports
+ * EPOLLHUP and read(2) returns 0 once nothing is pending. When a delegate
+ * is closed, the client's doorbells go back to the daemon's queue; if the
+ * client is ACTIVE the daemon gets one AXON_EV_DOORBELL at once, so that
+ * nothing rung since the delegate's last read is lost.
  */
 struct axon_client_fd {
 	__u64 client_id;
@@ -366,6 +398,9 @@ struct axon_client_fd {
 	__u64 params;
 	__u64 resv;
 };
+
+#define AXON_CLIENT_FD_DELEGATE	0x1U	/* the fd also acts for its client */
+#define AXON_CLIENT_FD_F_ALL	AXON_CLIENT_FD_DELEGATE
 
 /**
  * struct axon_notify - AXON_IOC_NOTIFY argument (daemon)
