@@ -111,6 +111,14 @@ static void unlist(struct stream **link)
 	s->listed_unjoined = false;
 }
 
+/* Puts s back at the head of its context's list. */
+static void relist(struct stream *s)
+{
+	s->listed_unjoined = true;
+	s->next_unjoined = s->ctx->unjoined;
+	s->ctx->unjoined = s;
+}
+
 /* A legacy item w: wait for every blocking stream's work not waited for. */
 static int legacy_waits(struct op_ctx *o, struct stream *l, const struct work *w)
 {
@@ -163,35 +171,54 @@ int legacy_order_slow(struct op_ctx *o, struct work *w)
 			return r;
 		s->legacy_seen = ctx->legacy_epoch;
 	}
-	if (!s->listed_unjoined) {
-		s->listed_unjoined = true;
-		s->next_unjoined = ctx->unjoined;
-		ctx->unjoined = s;
-	}
+	if (!s->listed_unjoined)
+		relist(s);
 	return CUDA_SUCCESS;
 }
 
-void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s)
+/*
+ * Takes the listed stream s off its context's list and makes the legacy
+ * stream's later work wait for s's work so far, now rather than at the
+ * legacy stream's next item. For the daemon's own need (then NULL, never
+ * refused: one per stream destroyed or capture begun). False when out of
+ * memory; s is then listed again if keep.
+ */
+static bool join_now(struct axond *d, struct client *c, struct stream *s, bool keep)
 {
 	struct stream *l = s->ctx->default_stream, **link;
 	struct op_ctx o = { .d = d, .c = c };
 
-	if (s == l) {
+	for (link = &s->ctx->unjoined; *link != s; link = &(*link)->next_unjoined)
+		;
+	unlist(link);
+	if (!l || l->dying || s->ctx->dying || ((s->mode | l->mode) & STREAM_CAPTURE) ||
+	    !join(&o, l, s, NULL))
+		return true;
+	if (keep)
+		relist(s);
+	return false;
+}
+
+void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s)
+{
+	if (s == s->ctx->default_stream) {
 		/* Its context is going: nothing waits for it any more. */
 		while (s->ctx->unjoined)
 			unlist(&s->ctx->unjoined);
 		return;
 	}
-	if (!s->listed_unjoined)
-		return;
-	for (link = &s->ctx->unjoined; *link != s; link = &(*link)->next_unjoined)
-		;
-	unlist(link);
 	/* Its work still counts: the legacy stream's later work waits for
 	 * it. Queued now, before the stream's release, which frees its
 	 * order event after them. */
-	if (l && !l->dying && !s->ctx->dying && !((s->mode | l->mode) & STREAM_CAPTURE) &&
-	    join(&o, l, s, NULL))
+	if (s->listed_unjoined && !join_now(d, c, s, false))
 		log_err("client %llu: out of memory ordering a destroyed stream's work",
 			(unsigned long long)c->id);
+}
+
+void legacy_capture_begin(struct axond *d, struct client *c, struct stream *s)
+{
+	/* Out of memory: it stays listed, and legacy_waits passes over it
+	 * until the capture ends, as before. */
+	if (s->listed_unjoined)
+		(void)join_now(d, c, s, true);
 }

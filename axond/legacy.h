@@ -32,6 +32,13 @@ static inline int legacy_order(struct op_ctx *o, struct work *w)
 /* A stream destroyed by the client: the legacy stream's later work still
  * waits for its work (queued before the stream's release). */
 void legacy_stream_destroy(struct axond *d, struct client *c, struct stream *s);
+/*
+ * s is about to join a capture (before it is marked capturing): the legacy
+ * stream's later work waits for s's work so far, joined now, since no
+ * record of ours may join the capture; so a capturing stream is not left
+ * on its context's list for every legacy item to pass over.
+ */
+void legacy_capture_begin(struct axond *d, struct client *c, struct stream *s);
 /* Frees the backend state of s's order event (s is being freed). Inline:
  * the client's teardown (client.c) calls it, and client.c must not call
  * into legacy.c, which calls work.c, which calls client.c. */

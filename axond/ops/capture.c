@@ -22,6 +22,7 @@
 #include "graphclient.h"
 #include "graphrefs.h"
 #include "../graph.h"
+#include "../legacy.h"
 #include "../work.h"
 
 static struct capture_stream *cs_find(struct graph_client *gc, uint64_t stream)
@@ -60,13 +61,15 @@ static struct graph_member *member_of(struct graph *g, uint64_t stream)
 }
 
 /* Adds stream s to g's capture; false when out of memory. */
-static bool capture_join(struct graph_client *gc, struct graph *g, struct stream *s)
+static bool capture_join(struct axond *d, struct client *c, struct graph_client *gc,
+			 struct graph *g, struct stream *s)
 {
 	if (!graph_grow((void **)&g->members, &g->capmembers, g->nmembers, sizeof(*g->members)) ||
 	    !graph_grow((void **)&gc->cs, &gc->capcs, gc->ncs, sizeof(*gc->cs)))
 		return false;
 	g->members[g->nmembers++] = (struct graph_member){ .stream = s->handle };
 	gc->cs[gc->ncs++] = (struct capture_stream){ .stream = s->handle, .graph = g->handle };
+	legacy_capture_begin(d, c, s);
 	s->mode |= STREAM_CAPTURE;
 	return true;
 }
@@ -233,7 +236,7 @@ static void graph_capture_track(struct axond *d, struct work *w)
 		if (!ce)
 			return;
 		g = graph_lookup(c, ce->graph);
-		if (!g || !capture_join(gc, g, w->stream)) {
+		if (!g || !capture_join(d, c, gc, g, w->stream)) {
 			if (g)
 				refuse(g, w, CUDA_ERROR_OUT_OF_MEMORY);
 			return;
@@ -354,7 +357,7 @@ enum op_status op_capture_begin_issue(struct op_ctx *o)
 	if (handle_alloc(&gc->graphs, AXON_HANDLE_GRAPH, g, &g->handle))
 		goto err_oom;
 	w = graph_work(o, s, WORK_CAPTURE_BEGIN);
-	if (!w || !capture_join(gc, g, s)) {
+	if (!w || !capture_join(o->d, c, gc, g, s)) {
 		free(w);
 		handle_free(&gc->graphs, g->handle, AXON_HANDLE_GRAPH);
 		free(g->members);

@@ -11,6 +11,8 @@
  *   - the per-thread default stream (CU_STREAM_PER_THREAD, the _ptsz
  *     calls' NULL) is ordered against the legacy stream both ways
  *   - a non-blocking stream is not held behind the legacy stream
+ *   - a blocking stream's work from before it began a capture, and from
+ *     before it was destroyed, still comes first
  *
  * The sim runs a client's work in one queue, so the order is made visible
  * with a host function that does not return until the test opens its gate:
@@ -266,6 +268,42 @@ static void test_destroyed(CUdeviceptr x, CUdeviceptr y)
 	printf("  ok    a destroyed blocking stream's work\n");
 }
 
+/* A blocking stream that begins a capture with work queued: that work is
+ * real, and the legacy stream's later work waits for it (axond joins it
+ * when the capture begins, not at the legacy stream's next item); what
+ * the capture takes runs only when its graph is launched. CUDA forbids
+ * legacy-stream work while a blocking stream captures, so the gate opens
+ * before the capture ends (axond's capture end waits for the stream's
+ * earlier work; the gate's host function waits for this thread). */
+static void test_captured(CUdeviceptr x, CUdeviceptr y)
+{
+	CUgraphExec exec;
+	CUstream c;
+	CUgraph g;
+
+	reset(x, y);
+	CK(cuStreamCreate(&c, 0));
+	gate(c);
+	fill(x, 14.0f, c);
+	CK(cuStreamBeginCapture(c, CU_STREAM_CAPTURE_MODE_RELAXED));
+	fill(x, 99.0f, c);			/* a node, not run now */
+	open_gate();
+	CK(cuStreamEndCapture(c, &g));
+	add(x, y, NULL);			/* y = 14 */
+	CK(cuMemcpyDtoHAsync(host, y, N * sizeof(float), NULL));
+	CK(cuStreamSynchronize(NULL));
+	expect_host(14.0f, "a legacy-stream kernel after a capturing stream's earlier work");
+	CK(cuGraphInstantiate(&exec, g, 0));
+	CK(cuGraphLaunch(exec, c));
+	CK(cuStreamSynchronize(c));
+	CK(cuMemcpyDtoH(host, x, N * sizeof(float)));
+	expect_host(99.0f, "the captured fill, launched");
+	CK(cuGraphExecDestroy(exec));
+	CK(cuGraphDestroy(g));
+	CK(cuStreamDestroy(c));
+	printf("  ok    a capturing blocking stream's earlier work\n");
+}
+
 int main(void)
 {
 	static const CUstream legacy[] = { NULL, CU_STREAM_LEGACY };
@@ -301,6 +339,7 @@ int main(void)
 	test_per_thread(x, y, ev);
 	test_nonblocking(nb, x, y);
 	test_destroyed(x, y);
+	test_captured(x, y);
 
 	CK(cuMemFreeHost(host));
 	CK(cuMemFree(x));
