@@ -72,7 +72,7 @@ long axon_accept_client(struct axon_client *c, const struct axon_accept *a)
 		wake_up_all(&c->wq);
 		break;
 	case AXON_KSTATE_ORPHAN:
-		c->region->dpage->sq_flags &= ~AXON_SQ_F_DAEMON_GONE;
+		axon_sq_flags_clear(c->region, AXON_SQ_F_DAEMON_GONE);
 		c->flags |= AXON_CF_ANNOUNCED;
 		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
 		wake_up_all(&c->wq);

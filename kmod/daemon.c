@@ -190,7 +190,7 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 		switch (x->state) {
 		case AXON_KSTATE_ACTIVE:
 			axon_client_set_state(x, AXON_KSTATE_ORPHAN);
-			x->region->dpage->sq_flags |= AXON_SQ_F_DAEMON_GONE;
+			axon_sq_flags_set(x->region, AXON_SQ_F_DAEMON_GONE);
 			wake_up_all(&x->wq);
 			break;
 		case AXON_KSTATE_PENDING:

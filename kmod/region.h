@@ -67,6 +67,23 @@ struct axon_region {
 /* The client and daemon pages, vmap()ed: kept until the region is freed. */
 #define AXON_REGION_HDR_PAGES	2
 
+/*
+ * The daemon page's sq_flags is the daemon's word (NEED_WAKEUP), which
+ * the kernel also writes (DAEMON_GONE): with delegates a worker writes it
+ * while the supervisor's detach sets DAEMON_GONE, so the kernel's changes
+ * are atomic read-modify-writes, as the daemon's are, and neither undoes
+ * the other's bit. The word is a naturally aligned __u32.
+ */
+static inline void axon_sq_flags_set(struct axon_region *r, u32 bits)
+{
+	atomic_or(bits, (atomic_t *)&r->dpage->sq_flags);
+}
+
+static inline void axon_sq_flags_clear(struct axon_region *r, u32 bits)
+{
+	atomic_andnot(bits, (atomic_t *)&r->dpage->sq_flags);
+}
+
 int axon_region_geometry(const struct axon_params *req, struct axon_params *p);
 struct axon_region *axon_region_alloc(const struct axon_params *p,
 				      struct axon_user *user);

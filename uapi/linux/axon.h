@@ -88,7 +88,9 @@ struct axon_client_page {
 /**
  * struct axon_daemon_page - written by the daemon, read by the client
  * @sq_head:	next SQ index the daemon will take
- * @sq_flags:	AXON_SQ_F_* (NEED_WAKEUP: ring the doorbell after submitting)
+ * @sq_flags:	AXON_SQ_F_* (NEED_WAKEUP: ring the doorbell after submitting);
+ *		the kernel sets and clears DAEMON_GONE in it too, so every
+ *		writer changes it with atomic read-modify-writes only
  * @sq_dropped:	SQEs rejected as malformed (diagnostic)
  * @cq_tail:	next CQ index the daemon will fill
  * @cq_overflow: completions that did not fit (always 0 under admission)
