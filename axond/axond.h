@@ -16,6 +16,7 @@
 #include <axon/protocol.h>
 
 #include "clock.h"
+#include "granules.h"
 #include "handles.h"
 #include "log.h"
 #include "work.h"
@@ -220,6 +221,9 @@ struct client {
 	 * the free may still use them (executors only). */
 	struct rangemap pending_free;
 	uint64_t bytes_mapped;
+	/* The granules its minted memory (and the sim's globals) back, and
+	 * what it is charged for them (granules.h). */
+	struct granules granules;
 	uint64_t mint_credit;	/* reserved for deferred MEM_MAP */
 	/* Credit module globals took (mint.c) since the client last heard
 	 * its credit: the shim still counts it as its own. */

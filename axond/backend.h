@@ -139,9 +139,18 @@ struct backend {
 	int (*client_init)(struct axond *d, struct client *c);
 	/* Called once no work of the client is queued any more. */
 	void (*client_fini)(struct axond *d, struct client *c);
-	/* Back [addr, addr+len) of the client's window. */
-	int (*mem_map)(struct axond *d, struct client *c, uint64_t addr,
-		       uint64_t len);
+	/*
+	 * Minted memory, a granule at a time (granules.h, which calls these
+	 * with its lock held). granule_back backs the granule [va, va+len)
+	 * of the client's window and sets *handle (the backend's; 0 may
+	 * stand for "nothing to keep"); a CUresult. granule_release gives it
+	 * back: any thread (an executor, after the work queued before the
+	 * free, or client teardown before client_fini).
+	 */
+	int (*granule_back)(struct axond *d, struct client *c, uint64_t va,
+			    uint64_t len, uint64_t *handle);
+	void (*granule_release)(struct axond *d, struct client *c, uint64_t va,
+				uint64_t len, uint64_t handle);
 	/*
 	 * Module loads, in steps (ops/module.c, loader.c). module_prepare,
 	 * on the dispatcher, makes *priv for a load into device dev (what

@@ -47,6 +47,9 @@ struct stats_client {
 	int32_t server_pid;	/* the process serving it */
 	uint32_t has_mem_limit;	/* a per-client limit is set: mem_limit */
 	uint64_t bytes_mapped, mint_credit, allocations;
+	/* Of bytes_mapped: its granules (granules.h), and their backing,
+	 * which lags the charge until the work queued before a free is done. */
+	uint64_t granules_charged, granules_backed;
 	uint64_t mem_limit;
 	uint64_t user_mem_used, user_mem_reserved, user_mem_limit;
 	uint64_t va_base;
