@@ -313,6 +313,13 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	ret = mq_client_join(d, c);
 	if (ret)
 		return welcome_error(w, ret, "out of memory");
+	/* Its rings and data area are host memory held for it (pinned for
+	 * DMA by the cuda backend): within its pinned-memory limits. */
+	if (mq_pinned_take(d, c, c->region_size)) {
+		mq_client_leave(d, c);
+		return welcome_error(w, -ENOSPC, "past the pinned host memory limit "
+				     "(--max-pinned-per-client, --max-pinned-per-user)");
+	}
 	if (credit > mq_quota_room(d, c))
 		credit = mq_quota_room(d, c);
 	mq_reserved_add(d, c, credit);

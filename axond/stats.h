@@ -50,6 +50,8 @@ struct stats_client {
 	/* Of bytes_mapped: its granules (granules.h), and their backing,
 	 * which lags the charge until the work queued before a free is done. */
 	uint64_t granules_charged, granules_backed;
+	/* Host memory pinned for it (not device memory), and for its user. */
+	uint64_t host_pinned, user_host_pinned;
 	uint64_t mem_limit;
 	uint64_t user_mem_used, user_mem_reserved, user_mem_limit;
 	uint64_t va_base;

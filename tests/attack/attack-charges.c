@@ -16,9 +16,18 @@
  *   straddle  2 MiB + 256 B from a granule's start is charged 4 MiB
  *   globals   a module's globals are charged the granules they back, and
  *             given back when it is unloaded (needs kernels.cubin)
+ *   pinned    (own daemon: --data-size=4M --max-pinned-per-client=16M
+ *             --max-pinned-per-user=24M) pinned host memory registered
+ *             through the daemon (and each client's rings and data area)
+ *             fills a client's limit and is refused one byte past it, and
+ *             past its user's limit although its own is not reached;
+ *             unregistering gives it back. Nothing bounded it: a client
+ *             could make axond pin the host's memory.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 #include <cuda.h>
@@ -194,12 +203,126 @@ START_TEST(globals)
 }
 END_TEST
 
+/* A field of r's client row in d's stats. */
+static uint64_t client_u64_of(const struct h_daemon *d, const struct axon_ring *r,
+			      const char *path)
+{
+	struct json *doc = h_stats(d);
+	const struct json *c;
+	uint64_t v;
+
+	ck_assert(doc != NULL);
+	c = h_stats_client_id(doc, r->params.client_id);
+	ck_assert(c != NULL);
+	v = h_client_u64(c, path);
+	json_free(doc);
+	return v;
+}
+
+/*
+ * Registers len bytes of a fresh sealed memfd, mapped here at an address
+ * free in the daemon as well (tried from a high base up); the result, with
+ * the address in *base.
+ */
+static int32_t pin(struct axon_ring *r, uint64_t len, uint64_t *base)
+{
+	static uint64_t cookie = 1;
+	const uint64_t map_len = (len + 4095) & ~4095ULL;
+	struct axon_hostmem_fd msg = { .magic = AXON_MAGIC, .kind = AXON_HOSTMEM_FD_KIND };
+	int32_t res = CUDA_ERROR_ALREADY_MAPPED;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < 64 && res == CUDA_ERROR_ALREADY_MAPPED; i++) {
+		uint64_t at = 0x500000000000ULL + (uint64_t)i * (1ULL << 32) + cookie * (1ULL << 26);
+		struct axon_hostmem_info info = { 0 };
+		struct axon_sqe s = { 0 };
+		void *p;
+
+		fd = memfd_create("charges-pin", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, (off_t)map_len), 0);
+		ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+		p = mmap((void *)(uintptr_t)at, map_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+		if (p != (void *)(uintptr_t)at) {
+			if (p != MAP_FAILED)
+				munmap(p, map_len);
+			close(fd);
+			continue;
+		}
+		msg.cookie = cookie++;
+		ck_assert_int_eq(a_send_fd(r->sock_fd, &msg, sizeof(msg), fd), 0);
+		close(fd);
+		memcpy(r->data, &info, sizeof(info));
+		axon_prep_obj(&s, AXON_OP_HOSTMEM_REGISTER, msg.cookie, at, len);
+		s.obj.data_len = sizeof(info);
+		res = h_ring_res(r, &s, NULL, NULL);
+		if (res)
+			munmap(p, map_len);
+		*base = at;
+	}
+	return res;
+}
+
+static int32_t unpin(struct axon_ring *r, uint64_t base)
+{
+	struct axon_sqe s = { 0 };
+
+	axon_prep_obj(&s, AXON_OP_HOSTMEM_UNREGISTER, 0, base, 0);
+	return h_ring_res(r, &s, NULL, NULL);
+}
+
+START_TEST(pinned)
+{
+	static const char *const extra[] = {
+		"--data-size=4M", "--max-pinned-per-client=16M", "--max-pinned-per-user=24M", NULL,
+	};
+	struct h_daemon own = { 0 };
+	struct axon_ring a, b;
+	uint64_t held, room, base, base_b;
+	unsigned int i;
+
+	ck_assert_int_eq(h_daemon_start(&own, "4G", extra), 0);
+	ck_assert_int_eq(h_ring_connect(&a, &own), 0);
+	/* Its rings and data area count from the start. */
+	held = client_u64_of(&own, &a, "host_pinned");
+	ck_assert_uint_ge(held, 4 * MIB);
+	ck_assert_uint_lt(held, 16 * MIB);
+	room = 16 * MIB - held;
+	ck_assert_int_eq(pin(&a, room + 1, &base), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(pin(&a, room, &base), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64_of(&own, &a, "host_pinned"), 16 * MIB);
+	ck_assert_int_eq(pin(&a, 1, &base_b), CUDA_ERROR_OUT_OF_MEMORY);
+	/* Another client of the uid: within its own limit, past the user's. */
+	ck_assert_int_eq(h_ring_connect(&b, &own), 0);
+	held = client_u64_of(&own, &b, "user_host_pinned");
+	ck_assert_uint_eq(held, 16 * MIB + client_u64_of(&own, &b, "host_pinned"));
+	room = 24 * MIB - held;
+	ck_assert_int_eq(pin(&b, room + 1, &base_b), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(pin(&b, room, &base_b), CUDA_SUCCESS);
+	ck_assert_uint_lt(client_u64_of(&own, &b, "host_pinned"), 16 * MIB);
+	/* Given back when unregistered (after the work queued before). */
+	ck_assert_int_eq(unpin(&a, base), CUDA_SUCCESS);
+	for (i = 0; i < 1000 && client_u64_of(&own, &a, "host_pinned") == 16 * MIB; i++)
+		h_poll_pause();
+	room = 16 * MIB - client_u64_of(&own, &a, "host_pinned");
+	ck_assert_uint_gt(room, 4 * MIB);
+	ck_assert_int_eq(pin(&b, 4096, &base_b), CUDA_SUCCESS);
+	axon_close(&a);
+	axon_close(&b);
+	ck_assert_int_eq(h_wait_idle(&own, H_MS(5000)), 0);
+	ck_assert_int_eq(h_daemon_stop(&own, false), 0);
+}
+END_TEST
+
 static void add(TCase *tc)
 {
 	tcase_add_test(tc, spread);
 	tcase_add_test(tc, shared);
 	tcase_add_test(tc, straddle);
 	tcase_add_test(tc, globals);
+	tcase_add_test(tc, pinned);
 }
 
 int main(int argc, char **argv)
