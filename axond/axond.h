@@ -221,6 +221,7 @@ struct client {
 	 * the free may still use them (executors only). */
 	struct rangemap pending_free;
 	uint64_t bytes_mapped;
+	uint64_t ctx_mem, module_mem;	/* of bytes_mapped: contexts, modules */
 	uint64_t host_pinned;		/* host memory pinned for it (memquota.c) */
 	/* The granules its minted memory (and the sim's globals) back, and
 	 * what it is charged for them (granules.h). */
@@ -300,6 +301,7 @@ struct axond_config {
 	uint64_t max_user_mem;		/* ...per uid, all its clients (0: the device's) */
 	/* Host memory pinned for clients (memquota.c; 0: no limit). */
 	uint64_t max_pinned_client, max_pinned_user;
+	uint64_t sim_ctx_mem;		/* sim: what a client's context costs */
 	/* Module images (imagelimits.h, loader.h): bytes of one image,
 	 * bytes one fatbin entry inflates to and its ratio, one client's
 	 * loads queued or running. */

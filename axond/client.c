@@ -320,6 +320,13 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 		return welcome_error(w, -ENOSPC, "past the pinned host memory limit "
 				     "(--max-pinned-per-client, --max-pinned-per-user)");
 	}
+	/* Its own device context, if the backend made one for it. */
+	if (d->backend->ctx_mem &&
+	    client_charge_device(d, c, d->backend->ctx_mem(d, c), &c->ctx_mem)) {
+		mq_client_leave(d, c);
+		return welcome_error(w, -ENOMEM, "no device memory for its context "
+				     "within the arena or its quotas");
+	}
 	if (credit > mq_quota_room(d, c))
 		credit = mq_quota_room(d, c);
 	mq_reserved_add(d, c, credit);

@@ -21,6 +21,57 @@
 #include "backend.h"
 #include "memquota.h"
 
+/*
+ * need bytes of device memory the daemon is to spend for c: within the
+ * arena and quotas (its credit first) and charged to its cgroup, before
+ * anything is spent; 0 or -ENOMEM. book() then counts them.
+ */
+static int charge(struct axond *d, struct client *c, uint64_t need)
+{
+	uint64_t from_credit = need < c->mint_credit ? need : c->mint_credit;
+
+	if (need - from_credit > mq_room(d, c) || client_charge(d, c, need))
+		return -ENOMEM;
+	return 0;
+}
+
+static void book(struct axond *d, struct client *c, uint64_t need)
+{
+	uint64_t from_credit = need < c->mint_credit ? need : c->mint_credit;
+
+	mq_reserved_sub(d, c, from_credit);
+	c->credit_lent += from_credit;
+	mq_used_add(d, c, need);
+	if (c->dpage)
+		axon_write_once(&c->dpage->mint_credit, c->mint_credit);
+}
+
+int client_charge_device(struct axond *d, struct client *c, uint64_t len,
+			 uint64_t *counter)
+{
+	if (!len)
+		return 0;
+	if (charge(d, c, len))
+		return -ENOMEM;
+	book(d, c, len);
+	*counter += len;
+	return 0;
+}
+
+void client_uncharge_device(struct axond *d, struct client *c, uint64_t len,
+			    uint64_t *counter)
+{
+	if (!len)
+		return;
+	*counter -= len;
+	/* A dead client's accounting was settled when it disconnected, and
+	 * the kernel gave its charges back itself. */
+	if (c->dead)
+		return;
+	mq_used_sub(d, c, len);
+	client_uncharge(d, c, len);
+}
+
 /* Takes [a, a+len) into c's allocations, charged by the granules of the
  * window it backs (none outside the window: the driver placed it, and its
  * module was charged for it); 0 or a negative errno (-EEXIST: already
@@ -28,7 +79,6 @@
 static int take(struct axond *d, struct client *c, struct alloc *al)
 {
 	uint64_t need = granules_need(&c->granules, al->addr, al->len);
-	uint64_t from_credit = need < c->mint_credit ? need : c->mint_credit;
 	bool in_window = al->addr >= c->params.va_base &&
 			 al->addr - c->params.va_base < c->params.va_size;
 	int ret;
@@ -39,17 +89,13 @@ static int take(struct axond *d, struct client *c, struct alloc *al)
 	if (ret)
 		return ret;
 	/* Past the arena or a quota, or refused by the client's cgroup. */
-	if (need - from_credit > mq_room(d, c) || client_charge(d, c, need))
+	if (charge(d, c, need))
 		goto refused;
 	if (in_window && granules_take(d, c, al->addr, al->len)) {
 		client_uncharge(d, c, need);
 		goto refused;
 	}
-	mq_reserved_sub(d, c, from_credit);
-	c->credit_lent += from_credit;
-	mq_used_add(d, c, need);
-	if (c->dpage)
-		axon_write_once(&c->dpage->mint_credit, c->mint_credit);
+	book(d, c, need);
 	return 0;
 refused:
 	pthread_mutex_lock(&c->alloc_lock);

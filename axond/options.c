@@ -44,6 +44,8 @@ static void usage(FILE *f)
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
+		"  --sim-ctx-mem=BYTES    sim: device memory a client's context costs\n"
+		"                         (default 0)\n"
 		"  --sim-kernels=PATH     sim: the shared object with the kernels it can run\n"
 		"                         (the tests': build/lib/axon-sim-kernels.so);\n"
 		"                         without it every launch fails, NOT_SUPPORTED\n"
@@ -168,6 +170,7 @@ enum {
 	OPT_MAX_USER_MEM,
 	OPT_MAX_PINNED_CLIENT,
 	OPT_MAX_PINNED_USER,
+	OPT_SIM_CTX_MEM,
 };
 
 /* Long options of module loads (imagelimits.h, loader.h). */
@@ -218,6 +221,7 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 		{ "max-user-mem", required_argument, NULL, OPT_MAX_USER_MEM },
 		{ "max-pinned-per-client", required_argument, NULL, OPT_MAX_PINNED_CLIENT },
 		{ "max-pinned-per-user", required_argument, NULL, OPT_MAX_PINNED_USER },
+		{ "sim-ctx-mem", required_argument, NULL, OPT_SIM_CTX_MEM },
 		{ "max-image", required_argument, NULL, OPT_MAX_IMAGE },
 		{ "max-inflate", required_argument, NULL, OPT_MAX_INFLATE },
 		{ "max-inflate-ratio", required_argument, NULL, OPT_MAX_INFLATE_RATIO },
@@ -402,6 +406,10 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 			break;
 		case OPT_MAX_PINNED_USER:
 			if (parse_size(optarg, &cfg->max_pinned_user))
+				goto bad;
+			break;
+		case OPT_SIM_CTX_MEM:
+			if (parse_size(optarg, &cfg->sim_ctx_mem))
 				goto bad;
 			break;
 		/* An image passes through the data area (AXON_MAX_DATA_SIZE). */

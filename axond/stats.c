@@ -60,6 +60,8 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	out->cgroup_id = c->cgroup_id;
 	out->server_pid = (int32_t)getpid();
 	out->bytes_mapped = c->bytes_mapped;
+	out->ctx_mem = c->ctx_mem;
+	out->module_mem = c->module_mem;
 	out->host_pinned = c->host_pinned;
 	out->user_host_pinned = c->quser ? c->quser->pinned : 0;
 	out->mint_credit = c->mint_credit;

@@ -48,8 +48,9 @@ struct stats_client {
 	uint32_t has_mem_limit;	/* a per-client limit is set: mem_limit */
 	uint64_t bytes_mapped, mint_credit, allocations;
 	/* Of bytes_mapped: its granules (granules.h), and their backing,
-	 * which lags the charge until the work queued before a free is done. */
-	uint64_t granules_charged, granules_backed;
+	 * which lags the charge until the work queued before a free is done;
+	 * its device context; its modules' driver-placed memory. */
+	uint64_t granules_charged, granules_backed, ctx_mem, module_mem;
 	/* Host memory pinned for it (not device memory), and for its user. */
 	uint64_t host_pinned, user_host_pinned;
 	uint64_t mem_limit;

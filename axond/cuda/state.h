@@ -26,6 +26,9 @@ struct cu_dev {
 	CUdevice dev;
 	CUcontext ctx;
 	size_t gran;
+	/* What one pooled context took of the device when it was made
+	 * (cuMemGetInfo around the pool's), in whole granules. */
+	uint64_t ctx_mem;
 	pthread_t thread;
 	pthread_mutex_t lock;	/* protects head/tail/stop */
 	pthread_cond_t cond;

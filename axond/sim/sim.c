@@ -358,6 +358,17 @@ static void sim_client_fini(struct axond *d, struct client *c)
 	c->backend_priv = NULL;
 }
 
+/* The model's context: --sim-ctx-mem, in whole granules. */
+static uint64_t sim_ctx_mem(struct axond *d, struct client *c)
+{
+	uint64_t g = d->info->device[0].vmm_granularity, m = d->cfg.sim_ctx_mem;
+
+	(void)c;
+	if (!g || m > UINT64_MAX - (g - 1))
+		return m;
+	return (m + g - 1) / g * g;
+}
+
 /* The window is already reserved; a granule's pages come on touch. */
 static int sim_granule_back(struct axond *d, struct client *c, uint64_t va,
 			    uint64_t len, uint64_t *handle)
@@ -648,6 +659,7 @@ const struct backend sim_backend = {
 	.phys_free = sim_phys_free,
 	.phys_map = sim_phys_map,
 	.phys_unmap = sim_phys_unmap,
+	.ctx_mem = sim_ctx_mem,
 	.granule_back = sim_granule_back,
 	.granule_release = sim_granule_release,
 	.module_prepare = sim_module_prepare,

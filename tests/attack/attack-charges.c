@@ -16,6 +16,9 @@
  *   straddle  2 MiB + 256 B from a granule's start is charged 4 MiB
  *   globals   a module's globals are charged the granules they back, and
  *             given back when it is unloaded (needs kernels.cubin)
+ *   contexts  (own daemons: --sim-ctx-mem) a client's context is charged
+ *             from its welcome, in whole granules, within its limit (one
+ *             that does not fit is refused), and given back when it goes
  *   pinned    (own daemon: --data-size=4M --max-pinned-per-client=16M
  *             --max-pinned-per-user=24M) pinned host memory registered
  *             through the daemon (and each client's rings and data area)
@@ -316,6 +319,45 @@ START_TEST(pinned)
 }
 END_TEST
 
+START_TEST(contexts)
+{
+	static const char *const fits[] = {
+		"--sim-ctx-mem=5M", "--max-client-mem=8M", "--mint-credit=0", NULL,
+	};
+	static const char *const too_big[] = {
+		"--sim-ctx-mem=7M", "--max-client-mem=6M", "--mint-credit=0", NULL,
+	};
+	struct h_daemon own = { 0 };
+	struct axon_ring r;
+	struct axon_sqe sqe = { 0 };
+	char err[256];
+	uint64_t ctx, stream;
+
+	ck_assert_int_eq(h_daemon_start(&own, "4G", fits), 0);
+	ck_assert_int_eq(h_ring_connect(&r, &own), 0);
+	ck_assert_uint_eq(client_u64_of(&own, &r, "ctx_mem"), 3 * GRAN);
+	ck_assert_uint_eq(client_u64_of(&own, &r, "bytes_mapped"), 3 * GRAN);
+	ck_assert_int_eq(h_ring_ctx_create(&r, &ctx, &stream), 0);
+	/* One granule is left of the 8 MiB. */
+	axon_prep_mem(&sqe, AXON_OP_MEM_MAP, ctx, r.params.va_base + GRAN, 256);
+	ck_assert_int_eq(h_ring_res(&r, &sqe, NULL, NULL), CUDA_SUCCESS);
+	axon_prep_mem(&sqe, AXON_OP_MEM_MAP, ctx, r.params.va_base, 256);
+	ck_assert_int_eq(h_ring_res(&r, &sqe, NULL, NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(client_u64_of(&own, &r, "bytes_mapped"), CLIENT_MEM);
+	axon_close(&r);
+	/* Its context's share comes back with it (mem_used 0). */
+	ck_assert_int_eq(h_wait_idle(&own, H_MS(5000)), 0);
+	ck_assert_int_eq(h_daemon_stop(&own, false), 0);
+
+	memset(&own, 0, sizeof(own));
+	ck_assert_int_eq(h_daemon_start(&own, "4G", too_big), 0);
+	ck_assert_int_ne(axon_connect(own.addr, NULL, &r, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "context"), "refused for: %s", err);
+	ck_assert_int_eq(h_wait_idle(&own, H_MS(5000)), 0);
+	ck_assert_int_eq(h_daemon_stop(&own, false), 0);
+}
+END_TEST
+
 static void add(TCase *tc)
 {
 	tcase_add_test(tc, spread);
@@ -323,6 +365,7 @@ static void add(TCase *tc)
 	tcase_add_test(tc, straddle);
 	tcase_add_test(tc, globals);
 	tcase_add_test(tc, pinned);
+	tcase_add_test(tc, contexts);
 }
 
 int main(int argc, char **argv)
