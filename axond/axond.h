@@ -16,6 +16,7 @@
 #include <axon/protocol.h>
 
 #include "clock.h"
+#include "granules.h"
 #include "handles.h"
 #include "log.h"
 #include "work.h"
@@ -220,6 +221,11 @@ struct client {
 	 * the free may still use them (executors only). */
 	struct rangemap pending_free;
 	uint64_t bytes_mapped;
+	uint64_t ctx_mem, module_mem;	/* of bytes_mapped: contexts, modules */
+	uint64_t host_pinned;		/* host memory pinned for it (memquota.c) */
+	/* The granules its minted memory (and the sim's globals) back, and
+	 * what it is charged for them (granules.h). */
+	struct granules granules;
 	uint64_t mint_credit;	/* reserved for deferred MEM_MAP */
 	/* Credit module globals took (mint.c) since the client last heard
 	 * its credit: the shim still counts it as its own. */
@@ -293,6 +299,9 @@ struct axond_config {
 	uint64_t mint_credit;
 	uint64_t max_client_mem;	/* device memory per client (0: the device's) */
 	uint64_t max_user_mem;		/* ...per uid, all its clients (0: the device's) */
+	/* Host memory pinned for clients (memquota.c; 0: no limit). */
+	uint64_t max_pinned_client, max_pinned_user;
+	uint64_t sim_ctx_mem;		/* sim: what a client's context costs */
 	/* Module images (imagelimits.h, loader.h): bytes of one image,
 	 * bytes one fatbin entry inflates to and its ratio, one client's
 	 * loads queued or running. */

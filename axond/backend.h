@@ -139,9 +139,22 @@ struct backend {
 	int (*client_init)(struct axond *d, struct client *c);
 	/* Called once no work of the client is queued any more. */
 	void (*client_fini)(struct axond *d, struct client *c);
-	/* Back [addr, addr+len) of the client's window. */
-	int (*mem_map)(struct axond *d, struct client *c, uint64_t addr,
-		       uint64_t len);
+	/* Optional: the device memory the client's own context costs (its
+	 * stack, printf and heap reserves), charged from its welcome on;
+	 * 0 when it shares one. */
+	uint64_t (*ctx_mem)(struct axond *d, struct client *c);
+	/*
+	 * Minted memory, a granule at a time (granules.h, which calls these
+	 * with its lock held). granule_back backs the granule [va, va+len)
+	 * of the client's window and sets *handle (the backend's; 0 may
+	 * stand for "nothing to keep"); a CUresult. granule_release gives it
+	 * back: any thread (an executor, after the work queued before the
+	 * free, or client teardown before client_fini).
+	 */
+	int (*granule_back)(struct axond *d, struct client *c, uint64_t va,
+			    uint64_t len, uint64_t *handle);
+	void (*granule_release)(struct axond *d, struct client *c, uint64_t va,
+				uint64_t len, uint64_t handle);
 	/*
 	 * Module loads, in steps (ops/module.c, loader.c). module_prepare,
 	 * on the dispatcher, makes *priv for a load into device dev (what
@@ -261,6 +274,17 @@ const struct backend *backend_find(const char *name);
 int client_mint_daemon(struct axond *d, struct client *c, struct ctx *ctx,
 		       uint64_t len, uint64_t *addr);
 void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr);
+/*
+ * Device memory the backend spends for c outside its window (a context, a
+ * module's driver-placed globals): charged like its allocations (arena,
+ * quotas, cgroup; its credit first) and counted in *counter (c->ctx_mem,
+ * c->module_mem); 0 or -ENOMEM. The uncharge works for a dead client.
+ * Dispatcher thread only.
+ */
+int client_charge_device(struct axond *d, struct client *c, uint64_t len,
+			 uint64_t *counter);
+void client_uncharge_device(struct axond *d, struct client *c, uint64_t len,
+			    uint64_t *counter);
 /* Adds a backend-placed range (a module global) to the client's table;
  * -EEXIST if it is there already. */
 int client_register_global(struct axond *d, struct client *c, struct ctx *ctx,

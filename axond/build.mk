@@ -21,6 +21,8 @@ AXOND_SRCS += axond/devout.c axond/cuda/devout.c
 AXOND_SRCS += axond/sim/occupancy.c
 # device-memory quotas per client and user; client window slots
 AXOND_SRCS += axond/memquota.c axond/vaslot.c
+# the granules of each client's window: backing and charges, one count
+AXOND_SRCS += axond/granules.c
 # who may trace a client and see it in the stats
 AXOND_SRCS += axond/access.c
 # mappings and VMM objects per client, per user and in all

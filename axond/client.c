@@ -177,6 +177,8 @@ void client_free(struct client *c)
 	pthread_mutex_destroy(&c->alloc_lock);
 	pthread_mutex_destroy(&c->err_lock);
 	families_fini(d, c, CLIENT_FINI_BACKEND);	/* shared host regions */
+	/* Its granules' backing, while the backend's state is there. */
+	granules_fini(d, c);
 	if (c->backend_priv)
 		d->backend->client_fini(d, c);
 	/* The backend released the window: it may serve another client. */
@@ -296,6 +298,10 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	if (c->params.va_base != slot_base)
 		vaslot_put(c);
 	c->mint_next_daemon = c->params.va_base + c->params.va_size - c->params.va_size / 16;
+	/* What its minted memory backs, a granule at a time, and is charged. */
+	if (granules_init(&c->granules, c->params.va_base, c->params.va_size,
+			  d->info->device[0].vmm_granularity))
+		return welcome_error(w, -ENOMEM, "out of memory");
 	/* Reserve the first minting credit. */
 	credit = d->cfg.mint_credit;
 	total = d->info->device[0].total_mem;
@@ -307,6 +313,20 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 	ret = mq_client_join(d, c);
 	if (ret)
 		return welcome_error(w, ret, "out of memory");
+	/* Its rings and data area are host memory held for it (pinned for
+	 * DMA by the cuda backend): within its pinned-memory limits. */
+	if (mq_pinned_take(d, c, c->region_size)) {
+		mq_client_leave(d, c);
+		return welcome_error(w, -ENOSPC, "past the pinned host memory limit "
+				     "(--max-pinned-per-client, --max-pinned-per-user)");
+	}
+	/* Its own device context, if the backend made one for it. */
+	if (d->backend->ctx_mem &&
+	    client_charge_device(d, c, d->backend->ctx_mem(d, c), &c->ctx_mem)) {
+		mq_client_leave(d, c);
+		return welcome_error(w, -ENOMEM, "no device memory for its context "
+				     "within the arena or its quotas");
+	}
 	if (credit > mq_quota_room(d, c))
 		credit = mq_quota_room(d, c);
 	mq_reserved_add(d, c, credit);

@@ -61,6 +61,7 @@ int mq_client_join(struct axond *d, struct client *c)
 	u->nclients++;
 	u->used += c->bytes_mapped;
 	u->reserved += c->mint_credit;
+	u->pinned += c->host_pinned;
 	c->quser = u;
 	return 0;
 }
@@ -75,6 +76,7 @@ void mq_client_leave(struct axond *d, struct client *c)
 	c->quser = NULL;
 	u->used -= c->bytes_mapped;
 	u->reserved -= c->mint_credit;
+	u->pinned -= c->host_pinned;
 	if (--u->nclients)
 		return;
 	for (pp = bucket(u->uid); *pp; pp = &(*pp)->next) {
@@ -144,4 +146,29 @@ void mq_reserved_sub(struct axond *d, struct client *c, uint64_t len)
 	d->mem_reserved -= len;
 	if (c->quser)
 		c->quser->reserved -= len;
+}
+
+static uint64_t pinned_limit(uint64_t limit)
+{
+	return limit ? limit : UINT64_MAX;
+}
+
+int mq_pinned_take(struct axond *d, struct client *c, uint64_t len)
+{
+	if (left(pinned_limit(d->cfg.max_pinned_client), c->host_pinned, 0) < len)
+		return -ENOSPC;
+	if (c->quser && left(pinned_limit(d->cfg.max_pinned_user), c->quser->pinned, 0) < len)
+		return -ENOSPC;
+	c->host_pinned += len;
+	if (c->quser)
+		c->quser->pinned += len;
+	return 0;
+}
+
+void mq_pinned_give(struct axond *d, struct client *c, uint64_t len)
+{
+	(void)d;
+	c->host_pinned -= len;
+	if (c->quser)
+		c->quser->pinned -= len;
 }

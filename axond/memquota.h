@@ -23,6 +23,7 @@ struct mq_user {
 	unsigned int nclients;
 	uint64_t used;		/* its clients' bytes_mapped */
 	uint64_t reserved;	/* its clients' mint_credit */
+	uint64_t pinned;	/* its clients' host_pinned */
 	struct mq_user *next;	/* hash chain */
 };
 
@@ -49,6 +50,14 @@ void mq_used_add(struct axond *d, struct client *c, uint64_t len);
 void mq_used_sub(struct axond *d, struct client *c, uint64_t len);
 void mq_reserved_add(struct axond *d, struct client *c, uint64_t len);
 void mq_reserved_sub(struct axond *d, struct client *c, uint64_t len);
+
+/*
+ * Host memory pinned for the client (its shared host regions): 0 and
+ * booked, or -ENOSPC past --max-pinned-per-client or -per-user. The sub
+ * works for a dead client too (its user's share was settled then).
+ */
+int mq_pinned_take(struct axond *d, struct client *c, uint64_t len);
+void mq_pinned_give(struct axond *d, struct client *c, uint64_t len);
 
 /* The limits in force (UINT64_MAX: none beyond the device). */
 uint64_t mq_client_limit(const struct axond *d);

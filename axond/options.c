@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <axon/libaxon.h>
 #include "axond.h"
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
+		"  --sim-ctx-mem=BYTES    sim: device memory a client's context costs\n"
+		"                         (default 0)\n"
 		"  --sim-kernels=PATH     sim: the shared object with the kernels it can run\n"
 		"                         (the tests': build/lib/axon-sim-kernels.so);\n"
 		"                         without it every launch fails, NOT_SUPPORTED\n"
@@ -91,6 +94,10 @@ static void usage(FILE *f)
 		"                         the device's; K/M/G/T suffixes)\n"
 		"  --max-user-mem=BYTES   device memory all clients of one uid may hold\n"
 		"                         (default 0: the device's)\n"
+		"  --max-pinned-per-client=BYTES, --max-pinned-per-user=BYTES\n"
+		"                         host memory axond pins for one client, for all\n"
+		"                         clients of one uid (defaults: 1/4 and 1/2 of\n"
+		"                         the host's memory; 0: no limit)\n"
 		"  -v, --verbose          more log (repeat for debug)\n"
 		"  -q, --quiet            errors only\n");
 }
@@ -161,6 +168,9 @@ enum {
 enum {
 	OPT_MAX_CLIENT_MEM = 1200,
 	OPT_MAX_USER_MEM,
+	OPT_MAX_PINNED_CLIENT,
+	OPT_MAX_PINNED_USER,
+	OPT_SIM_CTX_MEM,
 };
 
 /* Long options of module loads (imagelimits.h, loader.h). */
@@ -209,6 +219,9 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 		{ "mint-credit", required_argument, NULL, 'C' },
 		{ "max-client-mem", required_argument, NULL, OPT_MAX_CLIENT_MEM },
 		{ "max-user-mem", required_argument, NULL, OPT_MAX_USER_MEM },
+		{ "max-pinned-per-client", required_argument, NULL, OPT_MAX_PINNED_CLIENT },
+		{ "max-pinned-per-user", required_argument, NULL, OPT_MAX_PINNED_USER },
+		{ "sim-ctx-mem", required_argument, NULL, OPT_SIM_CTX_MEM },
 		{ "max-image", required_argument, NULL, OPT_MAX_IMAGE },
 		{ "max-inflate", required_argument, NULL, OPT_MAX_INFLATE },
 		{ "max-inflate-ratio", required_argument, NULL, OPT_MAX_INFLATE_RATIO },
@@ -248,6 +261,16 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 	cfg->max_vmm_per_user = 16384;
 	cfg->default_data_size = 64ULL << 20;
 	cfg->mint_credit = 256ULL << 20;
+	{
+		/* Pinned host memory: a client a quarter of the host, a user
+		 * half, so that pinning cannot take the host's memory away
+		 * from everything else. */
+		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+		uint64_t host = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+
+		cfg->max_pinned_client = host / 4;
+		cfg->max_pinned_user = host / 2;
+	}
 	cfg->max_image = AXOND_MAX_IMAGE_DEFAULT;
 	cfg->max_inflate = AXOND_MAX_INFLATE_DEFAULT;
 	cfg->max_inflate_ratio = AXOND_MAX_INFLATE_RATIO_DEFAULT;
@@ -375,6 +398,18 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 			break;
 		case OPT_MAX_USER_MEM:
 			if (parse_size(optarg, &cfg->max_user_mem))
+				goto bad;
+			break;
+		case OPT_MAX_PINNED_CLIENT:
+			if (parse_size(optarg, &cfg->max_pinned_client))
+				goto bad;
+			break;
+		case OPT_MAX_PINNED_USER:
+			if (parse_size(optarg, &cfg->max_pinned_user))
+				goto bad;
+			break;
+		case OPT_SIM_CTX_MEM:
+			if (parse_size(optarg, &cfg->sim_ctx_mem))
 				goto bad;
 			break;
 		/* An image passes through the data area (AXON_MAX_DATA_SIZE). */

@@ -60,8 +60,18 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	out->cgroup_id = c->cgroup_id;
 	out->server_pid = (int32_t)getpid();
 	out->bytes_mapped = c->bytes_mapped;
+	out->ctx_mem = c->ctx_mem;
+	out->module_mem = c->module_mem;
+	out->host_pinned = c->host_pinned;
+	out->user_host_pinned = c->quser ? c->quser->pinned : 0;
 	out->mint_credit = c->mint_credit;
 	out->allocations = rangemap_count(&c->allocs);
+	if (c->granules.refs) {
+		pthread_mutex_lock(&c->granules.lock);
+		out->granules_charged = c->granules.charged;
+		out->granules_backed = c->granules.backed;
+		pthread_mutex_unlock(&c->granules.lock);
+	}
 	if (mq_client_limit(d) != UINT64_MAX) {
 		out->has_mem_limit = 1;
 		out->mem_limit = quota_shown(d, mq_client_limit(d));

@@ -47,6 +47,12 @@ struct stats_client {
 	int32_t server_pid;	/* the process serving it */
 	uint32_t has_mem_limit;	/* a per-client limit is set: mem_limit */
 	uint64_t bytes_mapped, mint_credit, allocations;
+	/* Of bytes_mapped: its granules (granules.h), and their backing,
+	 * which lags the charge until the work queued before a free is done;
+	 * its device context; its modules' driver-placed memory. */
+	uint64_t granules_charged, granules_backed, ctx_mem, module_mem;
+	/* Host memory pinned for it (not device memory), and for its user. */
+	uint64_t host_pinned, user_host_pinned;
 	uint64_t mem_limit;
 	uint64_t user_mem_used, user_mem_reserved, user_mem_limit;
 	uint64_t va_base;

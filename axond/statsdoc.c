@@ -337,6 +337,12 @@ void statsdoc_add_client(struct statsdoc *b, const struct stats_client *c)
 	put_u64(b, o, "bytes_mapped", c->bytes_mapped);
 	put_u64(b, o, "mint_credit", c->mint_credit);
 	put_u64(b, o, "allocations", c->allocations);
+	put_u64(b, o, "granules_charged", c->granules_charged);
+	put_u64(b, o, "granules_backed", c->granules_backed);
+	put_u64(b, o, "ctx_mem", c->ctx_mem);
+	put_u64(b, o, "module_mem", c->module_mem);
+	put_u64(b, o, "host_pinned", c->host_pinned);
+	put_u64(b, o, "user_host_pinned", c->user_host_pinned);
 	/* Device-memory quotas (memquota.c): the client's limit only when
 	 * one is set (axon-top shows a LIMIT column for clients that have
 	 * one), its user's usage (every client of the uid, credit included)

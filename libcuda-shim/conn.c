@@ -46,6 +46,7 @@ static void forget_in_child(void)
 	shim.nrecs = 0;
 	shim.data_head = shim.data_tail = 0;
 	shim.credit = 0;
+	shim.credit_gran = 0;
 	shim.reaper_active = false;
 	shim.init_error = 0;
 	__atomic_store_n(&shim.connected, false, __ATOMIC_RELEASE);

@@ -3,7 +3,11 @@
  * Device memory, Minted: cuMemAlloc picks the address itself from the
  * client's window and tells the daemon with a deferred MEM_MAP while it has
  * credit (no crossing to wait for); past the credit it asks synchronously
- * and gets new credit back. cuMemFree is a deferred MEM_UNMAP. Memory
+ * and gets new credit back. The daemon charges by the granules a mint
+ * backs that no allocation of ours backs already, so a mint spends of the
+ * credit the granules it touches, less the one the last mint ended in
+ * (never less than the daemon will take). cuMemFree is a deferred
+ * MEM_UNMAP. Memory
  * pools (mempool.c) mint through the same path; cuMemMap'd ranges (vmm.c)
  * answer cuMemGetAddressRange and pointer attributes here too.
  */
@@ -11,25 +15,45 @@
 
 #include "shim.h"
 
+static uint64_t mint_gran(void)
+{
+	uint64_t g = shim.ring.info->device[0].vmm_granularity;
+
+	return g && !(g & (g - 1)) ? g : 2ULL << 20;
+}
+
+/* At most what the daemon charges for minting [addr, addr + len). */
+static uint64_t mint_cost(uint64_t addr, uint64_t len)
+{
+	uint64_t g = mint_gran(), first = addr / g, last = (addr + len - 1) / g;
+	uint64_t n = last - first + 1;
+
+	if (shim.credit_gran == first + 1)
+		n--;
+	return n > UINT64_MAX / g ? UINT64_MAX : n * g;
+}
+
 CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *out)
 {
 	struct shim_waiter w = { 0 };
 	struct axon_sqe *sqe;
-	uint64_t addr;
+	uint64_t addr, cost;
 	CUresult r;
 
 	if (vaalloc_alloc(&shim.va, rounded, AXON_MINT_ALIGN, &addr))
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	cost = mint_cost(addr, rounded);
 	sqe = shim_sqe();
 	if (!sqe) {
 		vaalloc_free(&shim.va, addr);
 		return shim_gone_error();
 	}
 	axon_prep_mem_map(sqe, ctx, addr, rounded, 0, 0);
-	if (rounded <= shim.credit) {
+	if (cost <= shim.credit) {
 		axon_sqe_set_flags(sqe, AXON_SQE_F_DEFERRED);
-		shim.credit -= rounded;
+		shim.credit -= cost;
 		shim_flush();
+		shim.credit_gran = (addr + rounded - 1) / mint_gran() + 1;
 		*out = addr;
 		return CUDA_SUCCESS;
 	}
@@ -38,6 +62,7 @@ CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *out)
 		vaalloc_free(&shim.va, addr);
 	} else {
 		shim.credit = w.aux[0];
+		shim.credit_gran = (addr + rounded - 1) / mint_gran() + 1;
 		*out = addr;
 	}
 	return r;
@@ -46,9 +71,15 @@ CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *out)
 CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr)
 {
 	struct axon_sqe *sqe;
+	int64_t len = vaalloc_free(&shim.va, addr);
+	uint64_t g = mint_gran();
 
-	if (vaalloc_free(&shim.va, addr) < 0)
+	if (len < 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* The granule the last mint ended in may be left with nothing. */
+	if (shim.credit_gran && addr / g < shim.credit_gran &&
+	    (addr + (uint64_t)len - 1) / g + 1 >= shim.credit_gran)
+		shim.credit_gran = 0;
 	sqe = shim_sqe();
 	if (!sqe)
 		return shim_gone_error();

@@ -93,6 +93,10 @@ struct shim {
 
 	struct vaalloc va;		/* the client's minting window */
 	uint64_t credit;		/* bytes we may mint without asking */
+	/* The granule (index + 1, 0: none) the last mint ended in, while no
+	 * free touched it: an allocation of ours lives there, so the daemon
+	 * charges a mint that starts in it nothing for it (mem.c). */
+	uint64_t credit_gran;
 	/*
 	 * A device fault the daemon reported (CUDA_ERROR_ASSERT, _ILLEGAL_
 	 * ADDRESS, ...), or axond gone: from then on no op is queued and

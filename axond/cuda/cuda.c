@@ -144,14 +144,49 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 
 			n = cu.shared_mode ? 1 : per < 2 ? 2 : per > 8 ? 8 : (unsigned int)per;
 		}
-		for (i = 0; i < cu.ndev; i++)
+		size_t before[AXON_MAX_DEVICES] = { 0 }, after, total;
+
+		for (i = 0; i < cu.ndev; i++) {
 			devs[i] = cu.dev[i].dev;
+			cu_set_current(cu.dev[i].ctx);
+			if (vd.cuMemGetInfo(&before[i], &total))
+				before[i] = 0;
+		}
 		ret = ctxpool_init(cu.ndev, devs, n, !axond_is_worker(d), err, errlen);
 		if (ret)
 			return ret;
+		/* What a client's context costs the device (stack for every
+		 * resident thread, printf and heap reserves): measured now,
+		 * while nothing else of ours runs there, charged to each
+		 * client that gets one (context and process isolation). */
+		for (i = 0; i < cu.ndev; i++) {
+			struct cu_dev *cd = &cu.dev[i];
+			uint64_t g = cd->gran ? cd->gran : 2 << 20, per;
+
+			cu_set_current(cd->ctx);
+			if (!n || !before[i] || vd.cuMemGetInfo(&after, &total) || after >= before[i])
+				continue;
+			per = (before[i] - after) / n;
+			cd->ctx_mem = (per + g - 1) / g * g;
+			log_info("cuda: device %d: a context takes %llu MiB", i,
+				 (unsigned long long)(cd->ctx_mem >> 20));
+		}
 		cu_set_current(cu.dev[0].ctx);
 	}
 	return cu_registrar_start(err, errlen);
+}
+
+/*
+ * A client with a context of its own (not shared mode) is charged it; a
+ * worker's client (--isolation=process) also the worker's primary context,
+ * which costs what a created one does and exists for it alone.
+ */
+static uint64_t cuda_ctx_mem(struct axond *d, struct client *c)
+{
+	(void)c;
+	if (cu.shared_mode)
+		return 0;
+	return axond_is_worker(d) ? 2 * cu.dev[0].ctx_mem : cu.dev[0].ctx_mem;
 }
 
 static void cuda_fini(struct axond *d)
@@ -208,7 +243,9 @@ const struct backend cuda_backend = {
 	.fini = cuda_fini,
 	.client_init = cuda_client_init,
 	.client_fini = cuda_client_fini,
-	.mem_map = cuda_mem_map,
+	.ctx_mem = cuda_ctx_mem,
+	.granule_back = cuda_granule_back,
+	.granule_release = cuda_granule_release,
 	.phys_create = cuda_phys_create,
 	.phys_free = cuda_phys_free,
 	.phys_map = cuda_phys_map,

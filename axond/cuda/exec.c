@@ -192,7 +192,8 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 				cuda_phys_unmap(cu.d, w->client, w->unmap.addr,
 						w->unmap.len, w->unmap.phys);
 			else
-				cu_unmap_pages(w->client, w->unmap.addr, w->unmap.len);
+				granules_release_queued(cu.d, w->client, w->unmap.addr,
+							w->unmap.len);
 			/* Only now may the dispatcher map these addresses
 			 * again (ops/vmm.c): earlier, its cuMemMap met the
 			 * pages still mapped (INVALID_VALUE, seen on the H200

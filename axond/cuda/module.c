@@ -18,6 +18,7 @@
 #include "profile.h"
 #include "state.h"
 #include "vendor.h"
+#include "../sim/image.h"
 
 int cuda_module_prepare(struct axond *d, struct client *c, int dev, void **priv)
 {
@@ -39,6 +40,39 @@ int cuda_module_prepare(struct axond *d, struct client *c, int dev, void **priv)
 }
 
 /*
+ * The device memory the driver places for an image's globals: the bytes of
+ * its __device__ and __constant__ data as the image declares them (read by
+ * the loader's own parser, sim/image.h, which picks the entry an sm_90
+ * device runs, as the driver does), rounded up to whole granules as the
+ * driver's allocations are. The driver documents no figure; the H200
+ * check (tests/gpu/drv-charges) compares it with cuMemGetInfo. An image
+ * the parser does not know costs its measured figure instead, which other
+ * clients' allocations may blur (measured is what cuMemGetInfo lost
+ * across the load; 0 if it gained).
+ */
+static uint64_t image_globals_mem(const void *image, size_t len, uint64_t measured)
+{
+	uint64_t g = cu.dev[0].gran ? cu.dev[0].gran : 2 << 20, sum = 0;
+	struct sim_image *img;
+	char err[160];
+	size_t i;
+
+	if (sim_image_parse(image, len, &img, err, sizeof(err)))
+		sum = measured;
+	else {
+		for (i = 0; i < img->nglobals; i++) {
+			if (img->globals[i].size > UINT64_MAX / 2 - sum) {
+				sum = UINT64_MAX / 2;
+				break;
+			}
+			sum += img->globals[i].size;
+		}
+		sim_image_free(img);
+	}
+	return (sum + g - 1) / g * g;
+}
+
+/*
  * A loader thread, with the client's context made current here and given
  * back after (as cuda_enter/cuda_leave do on the dispatcher, without the
  * join). The image is the loader's private NUL-terminated copy.
@@ -47,6 +81,7 @@ int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 			     const void *image, size_t len, char *err, size_t errlen)
 {
 	struct cu_module *cm = priv;
+	size_t before = 0, after = 0, total;
 	uint64_t t[3];
 	CUresult r;
 
@@ -61,9 +96,13 @@ int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 	/* In the client's context: loading flushes its printf output. */
 	cu_set_current(cm->g->ctx);
 	cu_devout_sink(c);
+	if (vd.cuMemGetInfo(&before, &total))
+		before = 0;
 	t[1] = prof_start();
 	r = vd.cuModuleLoadData(&cm->mod, image);
 	t[2] = prof_start();
+	if (!r && before && !vd.cuMemGetInfo(&after, &total) && after < before)
+		cm->mem = before - after;
 	cuda_leave();
 	if (axond_profiling)
 		log_info("profile: module load, %zu bytes: enter %.1f us, driver %.1f us, leave %.1f us",
@@ -74,16 +113,22 @@ int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 		return r;
 	}
 	cm->loaded = true;
+	cm->mem = image_globals_mem(image, len, cm->mem);
 	return 0;
 }
 
 int cuda_module_commit(struct axond *d, struct client *c, struct module *m,
 			      void *priv, char *err, size_t errlen)
 {
-	(void)d;
-	(void)c;
-	(void)err;
-	(void)errlen;
+	struct cu_module *cm = priv;
+
+	/* Its globals are on the device already: charged now (refused, the
+	 * load fails and discard unloads it). */
+	if (client_charge_device(d, c, cm->mem, &c->module_mem)) {
+		snprintf(err, errlen, "its globals (%llu bytes) do not fit the arena or "
+			 "the client's quotas", (unsigned long long)cm->mem);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	m->backend_priv = priv;
 	return 0;
 }
@@ -116,6 +161,7 @@ void cuda_module_unload(struct axond *d, struct client *c, struct module *m)
 		return;
 	/* Its functions' handles may come back for another module. */
 	collapse_invalidate();
+	client_uncharge_device(d, c, cm->mem, &c->module_mem);
 	for (i = 0; i < cm->nglobals; i++)
 		client_unmint_daemon(d, c, cm->globals[i]);
 	free(cm->globals);

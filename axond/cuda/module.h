@@ -20,6 +20,9 @@ struct cu_module {
 	struct cu_gctx *g;	/* the client's context it is loaded in */
 	bool loaded;		/* mod is the driver's */
 	bool prints;		/* may printf: flush after its launches */
+	/* What the driver places for its globals (image_globals_mem),
+	 * charged to the client while it is loaded. */
+	uint64_t mem;
 	uint64_t *globals;	/* registered global addresses */
 	unsigned int nglobals, capglobals;
 };

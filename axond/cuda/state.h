@@ -26,6 +26,9 @@ struct cu_dev {
 	CUdevice dev;
 	CUcontext ctx;
 	size_t gran;
+	/* What one pooled context took of the device when it was made
+	 * (cuMemGetInfo around the pool's), in whole granules. */
+	uint64_t ctx_mem;
 	pthread_t thread;
 	pthread_mutex_t lock;	/* protects head/tail/stop */
 	pthread_cond_t cond;
@@ -49,13 +52,9 @@ struct cu_dev {
 };
 
 struct cu_client {
-	pthread_mutex_t lock;	/* protects the page table */
-	CUdeviceptr base;
+	CUdeviceptr base;	/* its window; the pages: c->granules */
 	uint64_t size;
 	size_t gran;
-	uint64_t npages;
-	uint32_t *refs;		/* per page: allocations touching it */
-	CUmemGenericAllocationHandle *phys;
 	struct dma_reg *reg;	/* its data area's registration */
 	/* Its context per device (taken at first use, on the dispatcher;
 	 * read by executors after the queue lock). */

@@ -4,8 +4,10 @@
  * cuMemAddressReserve when it connects; a minted range is backed by mapping
  * physical pages of the allocation granularity (2 MiB on current GPUs)
  * under it on demand, shared by every allocation that touches the page
- * (refcounted), so small allocations cost one mapping per page, not one
- * driver allocation each.
+ * (counted in the client's granule table, granules.h, which also says
+ * what the client is charged), so small allocations cost one mapping per
+ * page, not one driver allocation each. Its granules are released before
+ * cuda_client_fini (client.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -46,7 +48,6 @@ int cuda_client_init(struct axond *d, struct client *c)
 
 	if (!cc)
 		return -ENOMEM;
-	pthread_mutex_init(&cc->lock, NULL);
 	/* Its context on device 0, from the pool (context mode), or the
 	 * shared one. */
 	cc->g[0] = cu_join(0);
@@ -56,11 +57,6 @@ int cuda_client_init(struct axond *d, struct client *c)
 	}
 	cc->gran = cu.dev[0].gran;
 	cc->size = c->params.va_size;
-	cc->npages = cc->size / cc->gran;
-	cc->refs = calloc(cc->npages, sizeof(*cc->refs));
-	cc->phys = calloc(cc->npages, sizeof(*cc->phys));
-	if (!cc->refs || !cc->phys)
-		goto err;
 	r = vd.cuMemAddressReserve(&cc->base, cc->size, cc->gran, 0, 0);
 	if (r) {
 		log_cu("reserving a client window", r);
@@ -78,37 +74,14 @@ int cuda_client_init(struct axond *d, struct client *c)
 	return 0;
 err:
 	gctx_put(cc->g[0]);
-	free(cc->refs);
-	free(cc->phys);
 	free(cc);
 	return -ENOMEM;
-}
-
-void cu_unmap_pages(struct client *c, uint64_t addr, uint64_t len)
-{
-	struct cu_client *cc = c->backend_priv;
-	uint64_t p, first, last;
-
-	if (!len || addr < cc->base || addr - cc->base >= cc->size)
-		return;
-	first = (addr - cc->base) / cc->gran;
-	last = (addr - cc->base + len - 1) / cc->gran;
-	pthread_mutex_lock(&cc->lock);
-	for (p = first; p <= last && p < cc->npages; p++) {
-		if (!cc->refs[p] || --cc->refs[p])
-			continue;
-		vd.cuMemUnmap(cc->base + p * cc->gran, cc->gran);
-		vd.cuMemRelease(cc->phys[p]);
-		cc->phys[p] = 0;
-	}
-	pthread_mutex_unlock(&cc->lock);
 }
 
 void cuda_client_fini(struct axond *d, struct client *c)
 {
 	struct cu_client *cc = c->backend_priv;
 	struct leftover *lo;
-	uint64_t p;
 	int i;
 
 	if (axond_is_worker(d) && !cu.shared_mode)
@@ -117,12 +90,6 @@ void cuda_client_fini(struct axond *d, struct client *c)
 	 * event made in it, destroyed by the keeper thread; never reused. */
 	for (i = 0; i < AXON_MAX_DEVICES; i++)
 		gctx_put(cc->g[i]);
-	for (p = 0; p < cc->npages; p++) {
-		if (!cc->refs[p])
-			continue;
-		vd.cuMemUnmap(cc->base + p * cc->gran, cc->gran);
-		vd.cuMemRelease(cc->phys[p]);
-	}
 	lo = axond_is_worker(d) && !cu.shared_mode ? malloc(sizeof(*lo)) : NULL;
 	if (lo) {
 		lo->base = cc->base;
@@ -136,66 +103,52 @@ void cuda_client_fini(struct axond *d, struct client *c)
 		vd.cuMemAddressFree(cc->base, cc->size);
 		cu_dma_unregister(cc->reg);
 	}
-	free(cc->refs);
-	free(cc->phys);
 	free(cc);
 	c->backend_priv = NULL;
 }
 
-int cuda_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len)
+/* A granule of the window (granules.c, its lock held): physical memory
+ * of the allocation granularity, mapped read-write for the device. */
+int cuda_granule_back(struct axond *d, struct client *c, uint64_t va,
+		      uint64_t len, uint64_t *handle)
 {
-	struct cu_client *cc = c->backend_priv;
-	uint64_t p, first, last;
-	int dev = 0;
-	CUresult r = CUDA_SUCCESS;
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+	};
+	CUmemAccessDesc acc = {
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	CUmemGenericAllocationHandle h;
+	CUresult r;
 
 	(void)d;
-	if (addr < cc->base || len > cc->size || addr - cc->base > cc->size - len)
-		return CUDA_ERROR_INVALID_VALUE;
-	first = (addr - cc->base) / cc->gran;
-	last = (addr - cc->base + len - 1) / cc->gran;
-	pthread_mutex_lock(&cc->lock);
-	for (p = first; p <= last; p++) {
-		CUmemAllocationProp prop = {
-			.type = CU_MEM_ALLOCATION_TYPE_PINNED,
-			.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
-		};
-		CUmemAccessDesc acc = {
-			.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
-			.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-		};
-		CUdeviceptr va = cc->base + p * cc->gran;
-
-		if (cc->refs[p]++)
-			continue;
-		r = vd.cuMemCreate(&cc->phys[p], cc->gran, &prop, 0);
-		if (!r) {
-			r = vd.cuMemMap(va, cc->gran, 0, cc->phys[p], 0);
-			if (r)
-				vd.cuMemRelease(cc->phys[p]);
-		}
-		if (!r) {
-			r = vd.cuMemSetAccess(va, cc->gran, &acc, 1);
-			if (r) {
-				vd.cuMemUnmap(va, cc->gran);
-				vd.cuMemRelease(cc->phys[p]);
-			}
-		}
-		if (r) {
-			cc->refs[p] = 0;
-			cc->phys[p] = 0;
-			break;
-		}
+	(void)c;
+	r = vd.cuMemCreate(&h, len, &prop, 0);
+	if (r)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r = vd.cuMemMap(va, len, 0, h, 0);
+	if (!r) {
+		r = vd.cuMemSetAccess(va, len, &acc, 1);
+		if (r)
+			vd.cuMemUnmap(va, len);
 	}
-	pthread_mutex_unlock(&cc->lock);
 	if (r) {
-		/* Undo the pages this call took. */
-		if (p > first)
-			cu_unmap_pages(c, addr, (p - first) * cc->gran -
-				    (addr - cc->base - first * cc->gran));
-		return r == CUDA_ERROR_OUT_OF_MEMORY ? r : CUDA_ERROR_OUT_OF_MEMORY;
+		vd.cuMemRelease(h);
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	*handle = h;
 	return 0;
+}
+
+void cuda_granule_release(struct axond *d, struct client *c, uint64_t va,
+			  uint64_t len, uint64_t handle)
+{
+	(void)d;
+	(void)c;
+	vd.cuMemUnmap(va, len);
+	vd.cuMemRelease(handle);
 }
 
 /* The backend's fini, executors gone: undo what workers' clients left

@@ -8,13 +8,13 @@
 struct axond;
 struct client;
 
-/* backend.h's client_init, client_fini and mem_map. */
+/* backend.h's client_init, client_fini, granule_back and granule_release. */
 int cuda_client_init(struct axond *d, struct client *c);
 void cuda_client_fini(struct axond *d, struct client *c);
-int cuda_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len);
-/* Drops the pages [addr, addr+len) of the client's window holds, the last
- * allocation on each unmapping and releasing it (any thread). */
-void cu_unmap_pages(struct client *c, uint64_t addr, uint64_t len);
+int cuda_granule_back(struct axond *d, struct client *c, uint64_t va,
+		      uint64_t len, uint64_t *handle);
+void cuda_granule_release(struct axond *d, struct client *c, uint64_t va,
+			  uint64_t len, uint64_t handle);
 /* The backend's fini: what workers' clients left to undo at the end. */
 void cu_window_fini(void);
 

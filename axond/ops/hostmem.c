@@ -16,7 +16,10 @@
  * The memory is the client's: its pages are charged to the client's memory
  * cgroup when the client fills the memfd (the shim fallocates it), and a
  * region is a mapping of axond's, within the client's, its user's and the
- * daemon's limits of mappings (holdings.c).
+ * daemon's limits of mappings (holdings.c), and the bytes axond pins for it
+ * within --max-pinned-per-client and --max-pinned-per-user (memquota.c):
+ * pinned pages cannot be reclaimed, so a client could otherwise lock the
+ * host's memory through the daemon.
  *
  * The kernel transport has no socket to carry a descriptor, and the module
  * offers no way to share client memory with the daemon: REGISTER answers
@@ -36,6 +39,7 @@
 #include "hostmem.h"
 #include "../hostregion.h"
 #include "../holdings.h"
+#include "../memquota.h"
 
 #define PAGE			4096ULL
 
@@ -225,6 +229,7 @@ static void hostmem_free(struct axond *d, struct client *c, struct hostmem *h)
 		d->backend->hostmem_unregister(d, h);
 	munmap(h->map, h->map_len);
 	holdings_give(d, c, HOLD_MAPPING, 1);
+	mq_pinned_give(d, c, h->map_len);
 	free(h);
 }
 
@@ -298,9 +303,16 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 		o->res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 		return OP_COMPLETE;
 	}
-	/* Each region is a mapping of axond's: bounded (holdings.c). */
+	/* Each region is a mapping of axond's: bounded (holdings.c), and
+	 * its bytes are pinned: bounded too (memquota.c). */
 	if (holdings_take(o->d, c, HOLD_MAPPING)) {
 		close(fd);
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	if (mq_pinned_take(o->d, c, map_len)) {
+		close(fd);
+		holdings_give(o->d, c, HOLD_MAPPING, 1);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -308,6 +320,7 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 	close(fd);
 	if (ret) {
 		holdings_give(o->d, c, HOLD_MAPPING, 1);
+		mq_pinned_give(o->d, c, map_len);
 		o->res = ret;
 		return OP_COMPLETE;
 	}
@@ -315,6 +328,7 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 	if (!h) {
 		munmap(map, map_len);
 		holdings_give(o->d, c, HOLD_MAPPING, 1);
+		mq_pinned_give(o->d, c, map_len);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
@@ -333,6 +347,7 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 	if (ret) {
 		munmap(map, map_len);
 		holdings_give(o->d, c, HOLD_MAPPING, 1);
+		mq_pinned_give(o->d, c, map_len);
 		free(h);
 		o->res = ret == -EEXIST ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
 					: CUDA_ERROR_OUT_OF_MEMORY;

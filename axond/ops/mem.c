@@ -2,9 +2,11 @@
 /*
  * Device memory: backing client-minted ranges (MEM_MAP), releasing them
  * (MEM_UNMAP) and reporting free/total. A client mints addresses in its own
- * window; the daemon checks the range, charges it against the client's
- * credit (deferred) or against the arena (sync), and backs it in order
- * before any later operation can name it.
+ * window; the daemon checks the range, charges what the device will spend
+ * on it (the granules it backs that no other allocation of the client's
+ * backs already: granules.h) against the client's credit (deferred) or
+ * against the arena (sync), and backs it in order before any later
+ * operation can name it.
  */
 #include <stdlib.h>
 #include <cuda.h>
@@ -20,7 +22,8 @@ static uint64_t arena_total(struct axond *d, int dev)
 /* What MEM_MAP's prepare resolved (without a MEM handle). */
 struct mem_map_req {
 	struct ctx *ctx;
-	uint64_t from_credit, beyond;	/* of len: charged to the credit, past it */
+	uint64_t need;			/* bytes of granules it newly backs */
+	uint64_t from_credit, beyond;	/* of need: charged to the credit, past it */
 };
 
 /* The part of the window clients mint from; the top 1/16 is the daemon's. */
@@ -35,7 +38,7 @@ int32_t op_mem_map_prep(struct op_ctx *o)
 	struct client *c = o->c;
 	uint64_t addr = o->sqe->mem.addr, len = o->sqe->mem.len;
 	struct ctx *ctx = ctx_lookup(c, o->sqe->mem.ctx);
-	uint64_t from_credit, beyond;
+	uint64_t need, from_credit, beyond;
 
 	if (!ctx)
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -46,16 +49,20 @@ int32_t op_mem_map_prep(struct op_ctx *o)
 	    addr + len < addr || addr + len > client_window_end(c) ||
 	    o->sqe->mem.resv[0] || o->sqe->mem.resv[1])
 		return CUDA_ERROR_INVALID_VALUE;
-	from_credit = len < c->mint_credit ? len : c->mint_credit;
-	beyond = len - from_credit;
+	/* The device spends whole granules, once per granule however many
+	 * allocations share it: that is what is charged. */
+	need = granules_need(&c->granules, addr, len);
+	from_credit = need < c->mint_credit ? need : c->mint_credit;
+	beyond = need - from_credit;
 	/* Past the credit the rest must fit in the arena and in the client's
 	 * and its user's quotas (the credit was counted against them when
 	 * reserved). Deferred minting must stay within the credit the shim
 	 * knows of: what is left plus what module globals took of it since
 	 * it last heard (mint.c); past that, ask. */
-	if (beyond && ((o->deferred && beyond > c->credit_lent) || beyond > mq_room(o->d, c)))
+	if (beyond && ((o->deferred && beyond > c->credit_lent) || beyond > mq_room(o->d, c))) 
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	r->ctx = ctx;
+	r->need = need;
 	r->from_credit = from_credit;
 	r->beyond = beyond;
 	return CUDA_SUCCESS;
@@ -93,7 +100,7 @@ enum op_status op_mem_map_issue(struct op_ctx *o)
 	}
 	/* The kernel charges the client's cgroup first; past a limit the
 	 * allocation fails as out of memory, as the driver's would. */
-	ret = client_charge(d, c, len);
+	ret = client_charge(d, c, r->need);
 	if (ret) {
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, addr, NULL);
@@ -102,9 +109,9 @@ enum op_status op_mem_map_issue(struct op_ctx *o)
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	ret = d->backend->mem_map(d, c, addr, len);
+	ret = granules_take(d, c, addr, len);
 	if (ret) {
-		client_uncharge(d, c, len);
+		client_uncharge(d, c, r->need);
 		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&c->allocs, addr, NULL);
 		pthread_mutex_unlock(&c->alloc_lock);
@@ -113,7 +120,7 @@ enum op_status op_mem_map_issue(struct op_ctx *o)
 		return OP_COMPLETE;
 	}
 	mq_reserved_sub(d, c, r->from_credit);
-	mq_used_add(d, c, len);
+	mq_used_add(d, c, r->need);
 	if (o->deferred)
 		c->credit_lent -= r->beyond;
 	if (!o->deferred) {
@@ -151,14 +158,29 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 		log_debug("client %llu: range 0x%llx already pending release",
 			  (unsigned long long)c->id, (unsigned long long)a->addr);
 	pthread_mutex_unlock(&c->alloc_lock);
-	/* Physical memory (cuMemCreate) is charged while it lives, mapped
-	 * or not: unmapping gives nothing back. */
-	if (!a->phys) {
-		mq_used_sub(d, c, a->len);
-		client_uncharge(d, c, a->len);
-	}
 	/* The backing goes after the work that may still touch it. */
 	w = work_new(o ? o : &local, WORK_UNMAP);
+	/* Physical memory (cuMemCreate) is charged while it lives, mapped
+	 * or not: unmapping gives nothing back. Minted memory gives back the
+	 * granules no other allocation uses, now; their backing goes with
+	 * the WORK_UNMAP (without one, with the client). What they took
+	 * refills the client's credit first, up to --mint-credit: granules
+	 * spend credit fast (2 MiB for a small allocation), and with the
+	 * arena reserved as other clients' credit a client freeing and
+	 * allocating in turn would run dry. */
+	if (!a->phys) {
+		uint64_t freed = granules_drop(d, c, a->addr, a->len, true);
+		uint64_t refill = d->cfg.mint_credit > c->mint_credit ?
+				  d->cfg.mint_credit - c->mint_credit : 0;
+
+		if (refill > freed)
+			refill = freed;
+		mq_used_sub(d, c, freed);
+		mq_reserved_add(d, c, refill);
+		client_uncharge(d, c, freed);
+		if (refill)
+			axon_write_once(&c->dpage->mint_credit, c->mint_credit);
+	}
 	if (w) {
 		w->want_cqe = false;
 		w->unmap.addr = a->addr;

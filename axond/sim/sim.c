@@ -165,6 +165,8 @@ static void run_unmap(struct client *c, struct work *w)
 	end &= ~(uintptr_t)4095;
 	if (end > start)
 		madvise((void *)start, end - start, MADV_DONTNEED);
+	/* The granules no allocation uses any more go too. */
+	granules_release_queued(sim.d, c, w->unmap.addr, w->unmap.len);
 	client_unmap_done(c, w->unmap.addr);
 }
 
@@ -356,13 +358,36 @@ static void sim_client_fini(struct axond *d, struct client *c)
 	c->backend_priv = NULL;
 }
 
-static int sim_mem_map(struct axond *d, struct client *c, uint64_t addr, uint64_t len)
+/* The model's context: --sim-ctx-mem, in whole granules. */
+static uint64_t sim_ctx_mem(struct axond *d, struct client *c)
+{
+	uint64_t g = d->info->device[0].vmm_granularity, m = d->cfg.sim_ctx_mem;
+
+	(void)c;
+	if (!g || m > UINT64_MAX - (g - 1))
+		return m;
+	return (m + g - 1) / g * g;
+}
+
+/* The window is already reserved; a granule's pages come on touch. */
+static int sim_granule_back(struct axond *d, struct client *c, uint64_t va,
+			    uint64_t len, uint64_t *handle)
 {
 	(void)d;
 	(void)c;
-	(void)addr;
+	(void)va;
 	(void)len;
-	return 0;	/* the window is already reserved; pages come on touch */
+	*handle = 1;
+	return 0;
+}
+
+/* ...and go back to the host once no allocation uses them. */
+static void sim_granule_release(struct axond *d, struct client *c, uint64_t va,
+				uint64_t len, uint64_t handle)
+{
+	(void)d;
+	(void)handle;
+	madvise(host_ptr(c, va), len, MADV_DONTNEED);
 }
 
 /*
@@ -634,7 +659,9 @@ const struct backend sim_backend = {
 	.phys_free = sim_phys_free,
 	.phys_map = sim_phys_map,
 	.phys_unmap = sim_phys_unmap,
-	.mem_map = sim_mem_map,
+	.ctx_mem = sim_ctx_mem,
+	.granule_back = sim_granule_back,
+	.granule_release = sim_granule_release,
 	.module_prepare = sim_module_prepare,
 	.module_parse = sim_module_parse,
 	.module_commit = sim_module_commit,

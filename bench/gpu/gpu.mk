@@ -7,6 +7,10 @@
 #                                        concurrent-client rows
 #                            blasbench   cuBLAS SGEMM through shared cudart
 #                                        (needs nvcc; skipped without it)
+#                            chargecheck what axond charges a client
+#                                        against what the device spends,
+#                                        and chargeglobal.cubin, the module
+#                                        it loads (needs nvcc)
 #                          and the kernels ($(BUILD)/tests/data)
 #   make bench-gpu         build, then run bench/gpu/run.sh $(BUILD): every
 #                          program natively (NVIDIA's libcuda.so.1, when
@@ -27,6 +31,8 @@
 DRVBENCH	:= $(BUILD)/bench/gpu/drvbench
 LOOPCLIENT	:= $(BUILD)/bench/gpu/loopclient
 HOSTBW		:= $(BUILD)/bench/gpu/hostbw
+CHARGECHECK	:= $(BUILD)/bench/gpu/chargecheck
+CHARGEGLOBAL	:= $(BUILD)/bench/gpu/chargeglobal.cubin
 BLASBENCH	:= $(BUILD)/bench/gpu/blasbench
 BENCH_GPU_ARGS	?=
 BENCH_GPU_HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
@@ -44,10 +50,17 @@ $(DRVBENCH): $(DRVBENCH_OBJS) $(SHIM_LIB)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(DRVBENCH_OBJS) $(SHIM_LIB) -ldl -lm
 
-$(LOOPCLIENT) $(HOSTBW): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
+$(LOOPCLIENT) $(HOSTBW) $(CHARGECHECK): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_LIB) -ldl -lm
+
+$(BUILD)/obj/bench/gpu/chargecheck.o: bench/gpu/drvcommon.h
+
+$(CHARGEGLOBAL): bench/gpu/chargeglobal.cu
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
+	$(Q)$(NVCC) -cubin -arch=sm_90 -O2 -o $@ $<
 
 # Host code only (cuBLAS brings the kernels); sm_90 as the H200 is.
 $(BLASBENCH): bench/gpu/blasbench.cu bench/gpu/rowformat.h
@@ -57,8 +70,8 @@ $(BLASBENCH): bench/gpu/blasbench.cu bench/gpu/rowformat.h
 		-o $@ $< -L$(CUDA)/lib64 -lcublas -Xlinker -rpath,$(CUDA)/lib64
 
 .PHONY: bench-gpu bench-gpu-progs bench-gpu-selftest
-bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(HOSTBW) $(BENCH_DATA) \
-	$(if $(BENCH_GPU_HAVE_NVCC),$(BLASBENCH)) \
+bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(HOSTBW) $(CHARGECHECK) $(BENCH_DATA) \
+	$(if $(BENCH_GPU_HAVE_NVCC),$(BLASBENCH) $(CHARGEGLOBAL)) \
 	$(if $(SIM_HAVE_NVCC),$(SIM_KDATA)/kernels.ptx)
 
 bench-gpu: bench-gpu-progs
