@@ -354,18 +354,17 @@ int main(int argc, char **argv)
 		log_err("--worker-ctl is for workers of --isolation=process");
 		return 2;
 	}
-	if (axond_is_supervisor(d) || axond_is_worker(d)) {
-		/* Not yet: the kernel transport hands clients to one daemon
-		 * process; here clients connect through the socket. */
-		if (axond_is_supervisor(d) && d->cfg.kmod && strcmp(d->cfg.kmod, "off"))
-			log_warn("--isolation=process does not use the kernel transport yet; "
-				 "clients connect through the socket");
+	/* A worker's clients come from its supervisor, the daemon attached
+	 * to /dev/axon: a /dev/axon client with the delegate that acts for
+	 * it (supervisor-kmod.c). */
+	if (axond_is_worker(d))
 		d->cfg.kmod = "off";
-	}
 	if (axond_is_supervisor(d)) {
 		ret = setup_fds(d);
 		if (!ret)
 			ret = server_listen(d);
+		if (!ret)
+			ret = kmod_attach(d);
 		if (ret) {
 			log_err("setup: %s", strerror(-ret));
 			return 1;
