@@ -107,6 +107,16 @@ static int setup_fds(struct axond *d)
 	return 0;
 }
 
+/* --transport=kmod without the module: no client could be served. */
+static int require_kmod(struct axond *d)
+{
+	if (!d->cfg.kmod_only || d->kmod_fd >= 0)
+		return 0;
+	log_err("--transport=kmod: not attached to %s (is the axon module loaded?)",
+		d->cfg.kmod ? d->cfg.kmod : AXON_DEVICE_PATH);
+	return -ENODEV;
+}
+
 static void drain_fd(int fd)
 {
 	uint64_t v;
@@ -354,6 +364,10 @@ int main(int argc, char **argv)
 		log_err("--worker-ctl is for workers of --isolation=process");
 		return 2;
 	}
+	if (d->cfg.kmod_only && d->cfg.kmod && !strcmp(d->cfg.kmod, "off")) {
+		log_err("--transport=kmod needs the kernel transport: not with --kmod=off");
+		return 2;
+	}
 	/* A worker's clients come from its supervisor, the daemon attached
 	 * to /dev/axon: a /dev/axon client with the delegate that acts for
 	 * it (supervisor-kmod.c). */
@@ -362,11 +376,14 @@ int main(int argc, char **argv)
 	if (axond_is_supervisor(d)) {
 		ret = setup_fds(d);
 		if (!ret)
-			ret = server_listen(d);
-		if (!ret)
 			ret = kmod_attach(d);
+		if (!ret)
+			ret = require_kmod(d);
+		if (!ret)
+			ret = server_listen(d);
 		if (ret) {
-			log_err("setup: %s", strerror(-ret));
+			if (ret != -ENODEV)
+				log_err("setup: %s", strerror(-ret));
 			return 1;
 		}
 		return supervisor_run(d, argv);
@@ -404,10 +421,14 @@ int main(int argc, char **argv)
 		if (ret)
 			log_err("worker: cannot reach the supervisor: %s", strerror(-ret));
 	} else {
-		if (!ret)
-			ret = server_listen(d);
+		/* Attached first: with --transport=kmod and no module,
+		 * nothing listens. */
 		if (!ret)
 			ret = kmod_attach(d);
+		if (!ret)
+			ret = require_kmod(d);
+		if (!ret)
+			ret = server_listen(d);
 	}
 	if (ret) {
 		d->backend->fini(d);

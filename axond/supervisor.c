@@ -43,6 +43,7 @@
 #include "ctl.h"
 #include "supervisor.h"
 #include "welcome.h"
+#include "hello.h"
 
 /* A waiting client is refused once no worker has become ready for this
  * long (workers are failing to start), or after WAIT_MAX_NS in any case;
@@ -620,6 +621,11 @@ void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
 {
 	switch (h->kind) {
 	case AXON_HELLO_CLIENT:
+		if (d->cfg.kmod_only) {
+			log_info("supervisor: refused a socket client: --transport=kmod");
+			refuse(fd, -EPERM, HELLO_KMOD_ONLY);
+			break;
+		}
 		hand_client(d, fd);
 		break;
 	case AXON_HELLO_STATS:
