@@ -6,9 +6,10 @@
  * --------------------------
  * struct axon_client is one open of /dev/axon. References (client->ref):
  *   - the client's own file (dropped in its ->release);
- *   - each daemon-side fd from AXON_IOC_CLIENT_FD (dropped in its ->release;
- *     the mappings made through it hold that file, so the region lives until
- *     the daemon has unmapped and closed it);
+ *   - each daemon-side fd from AXON_IOC_CLIENT_FD, plain or delegate
+ *     (dropped in its ->release; the mappings made through it hold that
+ *     file, so the region lives until the daemon, or whoever the delegate
+ *     was passed to, has unmapped and closed it);
  *   - a queued event record (dropped when the daemon reads it, or when the
  *     daemon detaches);
  *   - short-lived lookups (ioctl, netlink, /proc), taken with
@@ -29,8 +30,14 @@
  * The last put can come from any of the holders above, always in process
  * context and with no axon lock held.
  *
+ * A delegate (delegate.c) is owned by its file alone. The client points
+ * to it (@delegate, under axon_dev.lock) from its link until its release
+ * or until the daemon detaches and cuts it off, whichever comes first.
+ *
  * Locks, outermost first:
  *   axon_dev.attach_mutex	attach/detach of the daemon, whole sequences
+ *   axon_dev.delegate_sem	(rwsem) read: a delegate's ioctl; write:
+ *				detach, while it cuts the delegates off
  *   client->setup_mutex	one client's AXON_IOC_SETUP
  *   axon_charge mutex		(charge.c) the counter tree and client charges
  *   axon_dev.lock		(spinlock) daemon attached/gen/file, the event
@@ -51,6 +58,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -61,6 +69,7 @@
 
 #define AXON_DRV_NAME	"axon"
 
+struct axon_delegate;
 struct axon_mm;
 struct axon_region;
 struct axon_user;
@@ -122,6 +131,8 @@ extern unsigned int axon_dbg_mask;
  * @charged:	bytes charged per kind; under the charge mutex
  * @charge_closed: no more charges (client gone or disconnected); under the
  *		charge mutex
+ * @delegate:	its live delegate, which gets its DOORBELL events, or NULL;
+ *		under axon_dev.lock
  */
 struct axon_client {
 	struct kref ref;
@@ -151,6 +162,8 @@ struct axon_client {
 	atomic64_t enters;
 	u64 charged[AXON_CHARGE_KINDS];
 	bool charge_closed;
+
+	struct axon_delegate *delegate;
 };
 
 /* The file became the daemon's (not a client state userspace sees). */
@@ -159,6 +172,9 @@ struct axon_client {
 /**
  * struct axon_dev - the module's global state
  * @attach_mutex: serialises attach and the whole detach sequence
+ * @delegate_sem: held for reading by each delegate ioctl and for writing by
+ *		detach while it cuts the delegates off, so that no delegate
+ *		acts once its daemon has begun to detach
  * @lock:	protects @attached, @gen, @daemon_file, @daemon_pid,
  *		@ev_list and the client fields listed in struct axon_client
  * @attached:	a daemon is attached
@@ -175,6 +191,7 @@ struct axon_client {
  */
 struct axon_dev {
 	struct mutex attach_mutex;	/* attach and detach sequences */
+	struct rw_semaphore delegate_sem; /* delegate ioctls against detach */
 	spinlock_t lock;		/* daemon state, events, client states */
 	bool attached;
 	u64 gen;

@@ -13,6 +13,7 @@
 #include "axon_drv.h"
 #include "chardev.h"
 #include "client.h"
+#include "clientops.h"
 #include "daemon.h"
 #include "region.h"
 

@@ -18,7 +18,6 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
@@ -30,17 +29,11 @@
 #include "charge.h"
 #include "client.h"
 #include "daemon.h"
+#include "delegate.h"
 #include "netlink.h"
 #include "region.h"
 
-#define AXON_FEAT_ALL		((1U << AXON_FEAT_LAST) - 1)
 #define AXON_READ_BATCH		8
-/*
- * A DISCONNECT error reaches user space from the client's SETUP and ENTER:
- * it must be a user errno, none of the kernel's internal codes
- * (-ERESTARTSYS and up would restart or leak as errno 512...).
- */
-#define AXON_MAX_USER_ERRNO	(ERESTARTSYS - 1)
 
 static bool axon_may_attach(void)
 {
@@ -55,14 +48,20 @@ static bool axon_may_attach(void)
  * @c:		the client
  * @events:	AXON_EV_* bits
  *
- * Nothing happens unless a daemon is attached and knows the client. The
- * caller holds a reference on @c (its file, or the lock guarantees a state
- * that implies one).
+ * A delegated client's DOORBELL goes to its delegate instead, its GONE to
+ * both. Nothing reaches the queue unless a daemon is attached and knows the
+ * client. The caller holds a reference on @c (its file, or the lock
+ * guarantees a state that implies one).
  */
 void axon_daemon_queue_locked(struct axon_client *c, u32 events)
 {
 	lockdep_assert_held(&axon_dev.lock);
-	if (!axon_dev.attached || !(c->flags & AXON_CF_ANNOUNCED))
+	if (c->delegate) {
+		axon_delegate_post_locked(c->delegate,
+					  events & (AXON_EV_DOORBELL | AXON_EV_GONE));
+		events &= ~AXON_EV_DOORBELL;
+	}
+	if (!events || !axon_dev.attached || !(c->flags & AXON_CF_ANNOUNCED))
 		return;
 	c->ev_bits |= events;
 	if (list_empty(&c->ev_node)) {
@@ -82,7 +81,10 @@ void axon_daemon_doorbell(struct axon_client *c)
 	/*
 	 * The SQ tail was published before this call. If a DOORBELL record is
 	 * still queued the daemon has not read it yet and will look at the SQ
-	 * after reading it; the barrier pairs with the one in read().
+	 * after reading it; the barrier pairs with the one in read(). A
+	 * delegated client never has DOORBELL in @ev_bits: delegation moves a
+	 * queued one to the delegate (axon_delegate_link()), which a doorbell
+	 * racing with it has then rung.
 	 */
 	smp_mb();
 	if (READ_ONCE(c->ev_bits) & AXON_EV_DOORBELL)
@@ -168,9 +170,12 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 	LIST_HEAD(drop);
 
 	mutex_lock(&axon_dev.attach_mutex);
+	/* no delegate ioctl runs while its delegate is cut off */
+	down_write(&axon_dev.delegate_sem);
 	spin_lock(&axon_dev.lock);
 	if (WARN_ON(axon_dev.daemon_file != file)) {
 		spin_unlock(&axon_dev.lock);
+		up_write(&axon_dev.delegate_sem);
 		mutex_unlock(&axon_dev.attach_mutex);
 		return;
 	}
@@ -181,6 +186,7 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 	list_splice_init(&axon_dev.ev_list, &drop);
 	xa_for_each(&axon_dev.clients, id, x) {
 		x->flags &= ~AXON_CF_ANNOUNCED;
+		axon_delegate_cut_locked(x);
 		switch (x->state) {
 		case AXON_KSTATE_ACTIVE:
 			axon_client_set_state(x, AXON_KSTATE_ORPHAN);
@@ -198,6 +204,7 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 	}
 	axon_client_set_state(c, AXON_KSTATE_GONE);
 	spin_unlock(&axon_dev.lock);
+	up_write(&axon_dev.delegate_sem);
 
 	/* Nothing is queued any more while detached: the list is ours. */
 	list_for_each_entry_safe(x, tmp, &drop, ev_node) {
@@ -223,7 +230,12 @@ void axon_daemon_detach(struct file *file, struct axon_client *c)
 	put_pid(pid);
 }
 
-static void axon_event_identity(struct axon_event *ev, struct axon_client *c)
+/**
+ * axon_event_identity() - fill in a record's identity for the reader
+ * @ev:	the record
+ * @c:	its client (immutable fields only: no lock needed)
+ */
+void axon_event_identity(struct axon_event *ev, struct axon_client *c)
 {
 	struct user_namespace *ns = current_user_ns();
 
@@ -245,8 +257,17 @@ static void axon_requeue(struct axon_client **cs, struct axon_event *evs,
 	spin_lock(&axon_dev.lock);
 	for (i = n; i-- > 0;) {
 		struct axon_client *c = cs[i];
+		u32 events = evs[i].events;
 
-		c->ev_bits |= evs[i].events;
+		/* delegated meanwhile: its doorbells are the delegate's now */
+		if (c->delegate) {
+			axon_delegate_post_locked(c->delegate,
+						  events & AXON_EV_DOORBELL);
+			events &= ~AXON_EV_DOORBELL;
+			if (!events)
+				continue;
+		}
+		c->ev_bits |= events;
 		if (list_empty(&c->ev_node)) {
 			list_add(&c->ev_node, &axon_dev.ev_list);
 			cs[i] = NULL;	/* the queue keeps our reference */
@@ -335,115 +356,6 @@ int axon_daemon_mmap(struct vm_area_struct *vma)
 	return axon_info_mmap(vma, true);
 }
 
-/**
- * axon_daemon_accept() - AXON_IOC_ACCEPT
- * @ua:	struct axon_accept
- *
- * Return: 0, -ENOENT (no such client, or gone), -EALREADY (already served),
- * -EINVAL (reserved fields, unknown features, a minting window that wraps
- * past 2^64).
- */
-long axon_daemon_accept(struct axon_accept __user *ua)
-{
-	struct axon_accept a;
-	struct axon_client *c;
-	long ret = 0;
-	u64 va_end;
-
-	if (copy_from_user(&a, ua, sizeof(a)))
-		return -EFAULT;
-	if (a.resv0 || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
-	    (a.features & ~AXON_FEAT_ALL) ||
-	    check_add_overflow(a.va_base, a.va_size, &va_end))
-		return -EINVAL;
-	c = axon_client_lookup(a.client_id);
-	if (!c)
-		return -ENOENT;
-	spin_lock(&axon_dev.lock);
-	switch (c->state) {
-	case AXON_KSTATE_PENDING:
-		c->params.features = a.features;
-		c->params.va_base = a.va_base;
-		c->params.va_size = a.va_size;
-		c->params.mint_credit = a.mint_credit;
-		c->flags |= AXON_CF_ANNOUNCED;
-		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
-		wake_up_all(&c->wq);
-		break;
-	case AXON_KSTATE_ORPHAN:
-		c->region->dpage->sq_flags &= ~AXON_SQ_F_DAEMON_GONE;
-		c->flags |= AXON_CF_ANNOUNCED;
-		axon_client_set_state(c, AXON_KSTATE_ACTIVE);
-		wake_up_all(&c->wq);
-		break;
-	case AXON_KSTATE_ACTIVE:
-		ret = -EALREADY;
-		break;
-	case AXON_KSTATE_GONE:
-		ret = -ENOENT;
-		break;
-	default:
-		ret = -EINVAL;
-		break;
-	}
-	spin_unlock(&axon_dev.lock);
-	axon_dbg(FILE, "client %llu accept: %ld\n", c->id, ret);
-	axon_client_put(c);
-	return ret;
-}
-
-/**
- * axon_daemon_disconnect() - AXON_IOC_DISCONNECT: refuse or end a client
- * @ud:	struct axon_disconnect
- *
- * The client becomes DEAD: its pending SETUP and every later ENTER return
- * the error, sleepers wake, its charges and its region are given back.
- *
- * Return: 0, -ENOENT, -EALREADY (already dead), -EINVAL (reserved bits, an
- * error outside -511..-1).
- */
-long axon_daemon_disconnect(struct axon_disconnect __user *ud)
-{
-	struct axon_disconnect d;
-	struct axon_client *c;
-	long ret = 0;
-
-	if (copy_from_user(&d, ud, sizeof(d)))
-		return -EFAULT;
-	if (d.resv || d.error >= 0 || d.error < -AXON_MAX_USER_ERRNO)
-		return -EINVAL;
-	c = axon_client_lookup(d.client_id);
-	if (!c)
-		return -ENOENT;
-	spin_lock(&axon_dev.lock);
-	switch (c->state) {
-	case AXON_KSTATE_PENDING:
-	case AXON_KSTATE_ACTIVE:
-	case AXON_KSTATE_ORPHAN:
-		c->error = d.error;
-		c->region->dpage->state = AXON_CLIENT_STATE_DEAD;
-		axon_client_set_state(c, AXON_KSTATE_DEAD);
-		wake_up_all(&c->wq);
-		break;
-	case AXON_KSTATE_DEAD:
-		ret = -EALREADY;
-		break;
-	case AXON_KSTATE_GONE:
-		ret = -ENOENT;
-		break;
-	default:
-		ret = -EINVAL;
-		break;
-	}
-	spin_unlock(&axon_dev.lock);
-	if (!ret) {
-		axon_charge_client_close(c, true);
-		axon_client_retire(c);
-	}
-	axon_client_put(c);
-	return ret;
-}
-
 static int axon_client_fd_release(struct inode *inode, struct file *file)
 {
 	axon_client_put(file->private_data);
@@ -457,6 +369,7 @@ static int axon_client_fd_mmap(struct file *file, struct vm_area_struct *vma)
 	return axon_region_mmap(c->region, vma, true);
 }
 
+/* No ioctl: a plain client fd only maps (-ENOTTY from the VFS). */
 static const struct file_operations axon_client_fd_fops = {
 	.owner		= THIS_MODULE,
 	.release	= axon_client_fd_release,
@@ -466,11 +379,13 @@ static const struct file_operations axon_client_fd_fops = {
 
 /**
  * axon_daemon_client_fd() - AXON_IOC_CLIENT_FD: a descriptor to map a
- * client's region with the daemon's permissions
+ * client's region with the daemon's permissions, and with
+ * AXON_CLIENT_FD_DELEGATE to act for that client (delegate.c)
  * @uf:	struct axon_client_fd
  *
- * Return: 0 (fd filled in), -ENOENT (no such client, gone, or not set up),
- * -EINVAL, -EMFILE.
+ * Return: 0 (fd filled in), -ENOENT (no such client, gone, or not set up;
+ * a delegate also for an ORPHAN), -EBUSY (the client has a delegate
+ * open), -EINVAL, -EMFILE.
  */
 long axon_daemon_client_fd(struct axon_client_fd __user *uf)
 {
@@ -478,19 +393,22 @@ long axon_daemon_client_fd(struct axon_client_fd __user *uf)
 	struct axon_params p;
 	struct axon_client *c;
 	struct file *f;
+	bool delegate;
 	int fd, state;
 	long ret;
 
 	if (copy_from_user(&a, uf, sizeof(a)))
 		return -EFAULT;
-	if (a.flags || a.fd || a.resv)
+	if ((a.flags & ~AXON_CLIENT_FD_F_ALL) || a.fd || a.resv)
 		return -EINVAL;
+	delegate = a.flags & AXON_CLIENT_FD_DELEGATE;
 	c = axon_client_lookup(a.client_id);
 	if (!c)
 		return -ENOENT;
+	/* checked again under the lock when a delegate is linked */
 	state = axon_client_state(c);
 	if (state != AXON_KSTATE_PENDING && state != AXON_KSTATE_ACTIVE &&
-	    state != AXON_KSTATE_ORPHAN) {
+	    (state != AXON_KSTATE_ORPHAN || delegate)) {
 		ret = -ENOENT;
 		goto err_put;
 	}
@@ -500,8 +418,11 @@ long axon_daemon_client_fd(struct axon_client_fd __user *uf)
 		goto err_put;
 	}
 	/* The new file owns our reference from here on. */
-	f = anon_inode_getfile("[axon-client]", &axon_client_fd_fops, c,
-			       O_RDWR | O_CLOEXEC);
+	if (delegate)
+		f = axon_delegate_file(c);
+	else
+		f = anon_inode_getfile("[axon-client]", &axon_client_fd_fops,
+				       c, O_RDWR | O_CLOEXEC);
 	if (IS_ERR(f)) {
 		ret = PTR_ERR(f);
 		goto err_fd;
@@ -513,92 +434,25 @@ long axon_daemon_client_fd(struct axon_client_fd __user *uf)
 	if (copy_to_user(uf, &a, sizeof(a)) ||
 	    (a.params && copy_to_user(u64_to_user_ptr(a.params), &p,
 				      sizeof(p)))) {
-		fput(f);
-		put_unused_fd(fd);
-		return -EFAULT;
+		ret = -EFAULT;
+		goto err_file;
+	}
+	/* the last step that can fail: from here on it acts for the client */
+	if (delegate) {
+		ret = axon_delegate_link(f);
+		if (ret)
+			goto err_file;
 	}
 	fd_install(fd, f);
 	return 0;
 
+err_file:
+	fput(f);	/* its release drops the client reference */
+	put_unused_fd(fd);
+	return ret;
 err_fd:
 	put_unused_fd(fd);
 err_put:
-	axon_client_put(c);
-	return ret;
-}
-
-#define AXON_NOTIFY_CHUNK	32
-
-/**
- * axon_daemon_notify() - AXON_IOC_NOTIFY: wake many clients at once
- * @un:	struct axon_notify
- *
- * Return: the number of listed clients that are ACTIVE (and were woken).
- */
-long axon_daemon_notify(struct axon_notify __user *un)
-{
-	u64 ids[AXON_NOTIFY_CHUNK];
-	const u64 __user *uids;
-	struct axon_notify a;
-	u32 done = 0;
-	long woken = 0;
-
-	if (copy_from_user(&a, un, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || memchr_inv(a.resv, 0, sizeof(a.resv)) ||
-	    a.count > AXON_NOTIFY_MAX)
-		return -EINVAL;
-	uids = u64_to_user_ptr(a.ids);
-	while (done < a.count) {
-		u32 n = min_t(u32, a.count - done, AXON_NOTIFY_CHUNK);
-		u32 i;
-
-		if (copy_from_user(ids, uids + done, n * sizeof(ids[0])))
-			return -EFAULT;
-		rcu_read_lock();
-		for (i = 0; i < n; i++) {
-			struct axon_client *c;
-
-			c = xa_load(&axon_dev.clients, ids[i]);
-			if (!c || axon_client_state(c) != AXON_KSTATE_ACTIVE)
-				continue;
-			/* Freed only after a grace period: safe under RCU. */
-			wake_up_all(&c->wq);
-			woken++;
-		}
-		rcu_read_unlock();
-		done += n;
-	}
-	atomic64_inc(&axon_dev.stats.notifies);
-	return woken;
-}
-
-/**
- * axon_daemon_charge() - AXON_IOC_CHARGE / AXON_IOC_UNCHARGE
- * @uc:		struct axon_charge
- * @charge:	charge (true) or uncharge
- *
- * Return: 0, -EDQUOT (a limit of the client's cgroup or an ancestor would
- * be passed), -ENOENT (no such client, or it is gone or disconnected),
- * -EINVAL (bad kind, reserved bits, uncharging more than charged).
- */
-long axon_daemon_charge(struct axon_charge __user *uc, bool charge)
-{
-	struct axon_charge a;
-	struct axon_client *c;
-	long ret;
-
-	if (copy_from_user(&a, uc, sizeof(a)))
-		return -EFAULT;
-	if (a.resv || a.kind >= AXON_CHARGE_KINDS)
-		return -EINVAL;
-	c = axon_client_lookup(a.client_id);
-	if (!c)
-		return -ENOENT;
-	if (charge)
-		ret = axon_charge(c, a.kind, a.bytes);
-	else
-		ret = axon_uncharge(c, a.kind, a.bytes);
 	axon_client_put(c);
 	return ret;
 }

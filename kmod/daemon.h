@@ -15,10 +15,8 @@ ssize_t axon_daemon_read(struct file *file, char __user *buf, size_t count);
 __poll_t axon_daemon_poll(struct file *file, struct poll_table_struct *pt);
 int axon_daemon_mmap(struct vm_area_struct *vma);
 
-long axon_daemon_accept(struct axon_accept __user *ua);
-long axon_daemon_disconnect(struct axon_disconnect __user *ud);
+void axon_event_identity(struct axon_event *ev, struct axon_client *c);
+
 long axon_daemon_client_fd(struct axon_client_fd __user *uf);
-long axon_daemon_notify(struct axon_notify __user *un);
-long axon_daemon_charge(struct axon_charge __user *uc, bool charge);
 
 #endif

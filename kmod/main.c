@@ -50,6 +50,7 @@ MODULE_PARM_DESC(dbg_mask, "debug log areas: 1 file, 2 daemon, 4 charge, 8 kref"
 static void axon_dev_init(void)
 {
 	mutex_init(&axon_dev.attach_mutex);
+	init_rwsem(&axon_dev.delegate_sem);
 	spin_lock_init(&axon_dev.lock);
 	INIT_LIST_HEAD(&axon_dev.ev_list);
 	init_waitqueue_head(&axon_dev.ev_wq);

@@ -101,6 +101,8 @@ uint64_t now_ns(void);
 int write_file(const char *path, const char *s);
 int read_file(const char *path, char *buf, size_t len);
 int set_param(const char *name, const char *val);
+/* AXON_CMD_SET_LIMIT on a cgroup path (device memory); 0 or -errno. */
+int genl_set_limit(const char *path, uint64_t limit);
 long proc_field(const char *table, uint64_t key_id, const char *key_field,
 		const char *field, char *out, size_t outlen);
 

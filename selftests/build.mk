@@ -8,7 +8,7 @@
 # The linux-source extraction ($(LSRC_STAMP)) is defined in kmod/build.mk.
 
 ST_DIR		:= $(BUILD)/selftests
-ST_NAMES	:= client_test mmap_test daemon_test charge_test proc_test netlink_test stress_test fault_test \
+ST_NAMES	:= client_test mmap_test daemon_test delegate_test charge_test proc_test netlink_test stress_test fault_test \
 		   lifetime_test userlimit_test \
 		   fuzz_test
 ST_PROGS	:= $(ST_NAMES:%=$(ST_DIR)/%)

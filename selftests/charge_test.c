@@ -6,7 +6,7 @@
  * its charges; removing the cgroup keeps the counters consistent until the
  * client goes; everything returns to zero. Limits are set through netlink
  * by the netlink selftest; here the /proc view and ioctls are checked, with
- * limits set through a tiny raw genetlink helper.
+ * limits set through a tiny raw genetlink helper (genl_set_limit(), helpers.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/genetlink.h>
-#include <linux/netlink.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -27,97 +24,6 @@
 #include "kselftest_harness.h"
 
 #define CG	"/sys/fs/cgroup"
-
-/* ---- a minimal genetlink client (no libnl here) ------------------------ */
-
-struct nlreq {
-	struct nlmsghdr n;
-	struct genlmsghdr g;
-	char buf[512];
-};
-
-static void nla_add(struct nlreq *r, int type, const void *data, int len)
-{
-	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-/* Sends one request, returns the ACK's error (0 or -errno). */
-static int genl_req(struct nlreq *r)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	char buf[4096];
-	struct nlmsghdr *h;
-	int fd, ret = -EIO, fam = 0;
-	ssize_t n;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0)
-		return -errno;
-	if (sendto(fd, r, r->n.nlmsg_len, 0, (void *)&sa, sizeof(sa)) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-				if (!ret && fam)
-					ret = fam;
-				goto out;
-			}
-			if (h->nlmsg_type == GENL_ID_CTRL) {
-				struct genlmsghdr *g = NLMSG_DATA(h);
-				struct nlattr *a = (void *)((char *)g + GENL_HDRLEN);
-				int len = h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-
-				while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN) {
-					if (a->nla_type == CTRL_ATTR_FAMILY_ID)
-						fam = *(uint16_t *)((char *)a + NLA_HDRLEN);
-					len -= NLA_ALIGN(a->nla_len);
-					a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
-				}
-			}
-		}
-	}
-out:
-	close(fd);
-	return ret;
-}
-
-static int family_id(void)
-{
-	struct nlreq r = { 0 };
-
-	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.n.nlmsg_type = GENL_ID_CTRL;
-	r.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	r.g.cmd = CTRL_CMD_GETFAMILY;
-	r.g.version = 1;
-	nla_add(&r, CTRL_ATTR_FAMILY_NAME, AXON_GENL_NAME, sizeof(AXON_GENL_NAME));
-	return genl_req(&r);
-}
-
-static int set_limit(const char *path, uint64_t limit)
-{
-	struct nlreq r = { 0 };
-	int fam = family_id();
-
-	if (fam <= 0)
-		return fam ? fam : -ENOENT;
-	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.n.nlmsg_type = fam;
-	r.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	r.g.cmd = AXON_CMD_SET_LIMIT;
-	r.g.version = AXON_GENL_VERSION;
-	nla_add(&r, AXON_A_CGROUP_PATH, path, strlen(path) + 1);
-	nla_add(&r, AXON_A_LIMIT, &limit, sizeof(limit));
-	return genl_req(&r);
-}
 
 /* ---- cgroup helpers ---------------------------------------------------- */
 
@@ -217,8 +123,8 @@ FIXTURE_SETUP(cg)
 FIXTURE_TEARDOWN(cg)
 {
 	tdaemon_close(&self->d);
-	set_limit("/axt", AXON_LIMIT_NONE);
-	set_limit("/axt/a", AXON_LIMIT_NONE);
+	genl_set_limit("/axt", AXON_LIMIT_NONE);
+	genl_set_limit("/axt/a", AXON_LIMIT_NONE);
 	cg_cleanup();
 }
 
@@ -245,7 +151,7 @@ TEST_F(cg, hierarchy)
 	EXPECT_GE(cg_usage("/"), 1000);
 
 	/* a limit on the middle level */
-	ASSERT_EQ(0, set_limit("/axt/a", 3000));
+	ASSERT_EQ(0, genl_set_limit("/axt/a", 3000));
 	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 2000, true));
 	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id, 1, true));
 	EXPECT_EQ(1, cg_failcnt("/axt/a"));
@@ -266,8 +172,8 @@ TEST_F(cg, hierarchy)
 	/* more than charged cannot go back */
 	EXPECT_EQ(-EINVAL, tdaemon_charge(&self->d, id2, 501, false));
 	/* a limit on the top level bites too */
-	ASSERT_EQ(0, set_limit("/axt/a", AXON_LIMIT_NONE));
-	ASSERT_EQ(0, set_limit("/axt", 3100));
+	ASSERT_EQ(0, genl_set_limit("/axt/a", AXON_LIMIT_NONE));
+	ASSERT_EQ(0, genl_set_limit("/axt", 3100));
 	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id2, 101, true));
 	EXPECT_EQ(0, tdaemon_charge(&self->d, id2, 100, true));
 	EXPECT_EQ(1, cg_failcnt("/axt"));
@@ -305,12 +211,12 @@ TEST_F(cg, limit_on_removed_cgroup)
 	uint64_t id = cg_id("/axt/d");
 	char buf[64];
 
-	ASSERT_EQ(0, set_limit("/axt/d", 12345));
+	ASSERT_EQ(0, genl_set_limit("/axt/d", 12345));
 	EXPECT_EQ(0, proc_field("cgroups", id, "id", "limit", buf, sizeof(buf)));
 	EXPECT_STREQ("12345", buf);
 	ASSERT_EQ(0, rmdir(CG "/axt/d"));
 	EXPECT_EQ(-ENOENT, proc_field("cgroups", id, "id", "limit", buf, sizeof(buf)));
-	EXPECT_EQ(-ENOENT, set_limit("/axt/d", 1));
+	EXPECT_EQ(-ENOENT, genl_set_limit("/axt/d", 1));
 }
 
 /* The daemon dies: every charge goes back. */

@@ -7,7 +7,8 @@
  * Several processes of several threads each, sharing their descriptors
  * and mappings, issue random operations:
  *   - every ioctl of uapi/linux/axon.h on client fds, on the attached
- *     daemon's fd and on CLIENT_FD fds, with random, boundary and
+ *     daemon's fd and on CLIENT_FD fds (plain and delegates), with
+ *     random, boundary and
  *     valid-but-wrong arguments (sizes, offsets, ids, error codes, huge
  *     counts, pointers to unmapped, read-only, straddling or kernel
  *     memory), and ioctl numbers outside the set;
@@ -20,7 +21,9 @@
  *     arguments, interrupted by signals sent at random;
  *   - the daemon side: attach, events read with random sizes and bad
  *     buffers, ACCEPT/DISCONNECT/CHARGE/UNCHARGE/CLIENT_FD/NOTIFY with
- *     random and known client ids, the daemon killed and restarted;
+ *     random and known client ids, on the daemon's fd and on delegates
+ *     (for their own client and others), delegates read, polled and
+ *     closed, the daemon killed and restarted;
  *   - the generic netlink family with random messages, /proc/axon read at
  *     random offsets.
  * Besides the kernel's own checks the fuzzer judges what comes back: no
@@ -207,13 +210,14 @@ static uint64_t fz_val(struct rng *r)
 
 /* ---- per process and per thread state ---------------------------------- */
 
-enum fz_kind { FK_CLIENT, FK_DAEMON, FK_CLIENT_FD };
+enum fz_kind { FK_CLIENT, FK_DAEMON, FK_CLIENT_FD, FK_DELEGATE };
 
 struct fz_fd {
 	int fd;			/* -1: free slot */
 	int kind;
 	bool have_params;	/* p is this client's geometry */
 	struct axon_params p;
+	uint64_t id;		/* a delegate's client */
 };
 
 struct fz_map {
@@ -478,6 +482,7 @@ static int fz_fd_add(struct fz_proc *p, int fd, int kind,
 		p->fds[i].have_params = params != NULL;
 		if (params)
 			p->fds[i].p = *params;
+		p->fds[i].id = 0;
 		pthread_mutex_unlock(&p->lock);
 		return i;
 	}
@@ -506,6 +511,32 @@ static bool fz_fd_pick(struct fz_thread *t, struct fz_fd *out, int *slot)
 	}
 	pthread_mutex_unlock(&p->lock);
 	return false;
+}
+
+/*
+ * The fd a daemon-side op is issued on: mostly the daemon's, sometimes a
+ * delegate, with its own client's id in *id (else *id is left alone).
+ */
+static int fz_acting_fd(struct fz_thread *t, __u64 *id)
+{
+	struct fz_proc *p = t->p;
+	int i, fd = p->dfd, start = below(&t->r, FZ_FDS);
+
+	if (!chance(&t->r, 30))
+		return fd;
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < FZ_FDS; i++) {
+		int s = (start + i) % FZ_FDS;
+
+		if (p->fds[s].fd < 0 || p->fds[s].kind != FK_DELEGATE)
+			continue;
+		fd = p->fds[s].fd;
+		if (chance(&t->r, 70))
+			*id = p->fds[s].id;
+		break;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return fd;
 }
 
 static void fz_fd_set_params(struct fz_proc *p, int fd,
@@ -807,11 +838,17 @@ static void op_rdwr(struct fz_thread *t)
 		n = read(f.fd, fz_ptr(t, t->buf, 64), count);
 	else
 		n = write(f.fd, fz_ptr(t, t->buf, 64), count);
-	/* (only nobody can be sure its fd never became a daemon's) */
-	if (n >= 0 && (t->p->worker == W_NOBODY || f.kind == FK_CLIENT_FD))
+	/* a delegate reads one record, or 0 at its end */
+	if (f.kind == FK_DELEGATE) {
+		if (n > 0 && n != sizeof(struct axon_event))
+			fz_fail(t, "read/write on a delegate returned %zd", n);
+	} else if (n >= 0 && (t->p->worker == W_NOBODY ||
+			      f.kind == FK_CLIENT_FD)) {
+		/* (only nobody can be sure its fd never became a daemon's) */
 		fz_fail(t, "read/write on a %s fd returned %zd",
 			f.kind == FK_CLIENT ? "client" : "CLIENT_FD", n);
-	else if (n < 0)
+	}
+	if (n < 0)
 		fz_errno(t, "read/write", errno, FZ_MAX_ERRNO);
 }
 
@@ -966,7 +1003,7 @@ struct fz_part {
 static int fz_parts(const struct fz_fd *f, struct fz_part *parts)
 {
 	const struct axon_params *p = &f->p;
-	bool d = f->kind == FK_CLIENT_FD;
+	bool d = f->kind == FK_CLIENT_FD || f->kind == FK_DELEGATE;
 	int n = 0;
 
 	if (f->kind == FK_DAEMON) {
@@ -1564,13 +1601,15 @@ static void op_d_accept(struct fz_thread *t)
 		.va_size = fz_val(&t->r),
 		.mint_credit = fz_val(&t->r),
 	}, *buf = (void *)t->buf;
+	int fd;
 
 	if (chance(&t->r, 10))
 		a.resv0 = fz_val(&t->r);
 	if (chance(&t->r, 10))
 		a.resv[below(&t->r, 3)] = fz_val(&t->r);
+	fd = fz_acting_fd(t, &a.client_id);
 	*buf = a;
-	fz_ioctl(t, t->p->dfd, AXON_IOC_ACCEPT,
+	fz_ioctl(t, fd, AXON_IOC_ACCEPT,
 		 (unsigned long)fz_ptr(t, buf, sizeof(a)), FZ_MAX_ERRNO, NULL);
 }
 
@@ -1583,13 +1622,15 @@ static void op_d_disconnect(struct fz_thread *t)
 	struct axon_disconnect d = {
 		.client_id = fz_id(&t->r),
 	}, *buf = (void *)t->buf;
+	int fd;
 
 	d.error = chance(&t->r, 60) ? errs[below(&t->r, sizeof(errs) / sizeof(errs[0]))] :
 				      -(int)below(&t->r, 5000);
 	if (chance(&t->r, 10))
 		d.resv = fz_val(&t->r);
+	fd = fz_acting_fd(t, &d.client_id);
 	*buf = d;
-	fz_ioctl(t, t->p->dfd, AXON_IOC_DISCONNECT,
+	fz_ioctl(t, fd, AXON_IOC_DISCONNECT,
 		 (unsigned long)fz_ptr(t, buf, sizeof(d)), FZ_MAX_ERRNO, NULL);
 }
 
@@ -1600,12 +1641,27 @@ static void op_d_charge(struct fz_thread *t)
 		.bytes = chance(&t->r, 50) ? PG * below(&t->r, 1 << 20) : fz_val(&t->r),
 		.kind = chance(&t->r, 90) ? AXON_CHARGE_DEVICE_MEM : fz_val(&t->r),
 	}, *buf = (void *)t->buf;
+	int fd;
 
 	if (chance(&t->r, 10))
 		c.resv = fz_val(&t->r);
+	fd = fz_acting_fd(t, &c.client_id);
 	*buf = c;
-	fz_ioctl(t, t->p->dfd, chance(&t->r, 60) ? AXON_IOC_CHARGE : AXON_IOC_UNCHARGE,
+	fz_ioctl(t, fd, chance(&t->r, 60) ? AXON_IOC_CHARGE : AXON_IOC_UNCHARGE,
 		 (unsigned long)fz_ptr(t, buf, sizeof(c)), FZ_MAX_ERRNO, NULL);
+}
+
+static bool fz_is_delegate(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = 0;
+	return strstr(link, "[axon-delegate]") != NULL;
 }
 
 static void op_d_client_fd(struct fz_thread *t)
@@ -1613,11 +1669,15 @@ static void op_d_client_fd(struct fz_thread *t)
 	struct axon_client_fd a = { .client_id = fz_id(&t->r) }, *buf = (void *)t->buf;
 	struct axon_params *params = (void *)(t->buf + 1024), *parg;
 	struct axon_client_fd *arg;
+	bool delegate;
+	int slot;
 	long ret;
 
 	if (fz_fd_count(t->p) >= FZ_FDS - 2)
 		return;
-	if (chance(&t->r, 10))
+	if (chance(&t->r, 25))
+		a.flags = AXON_CLIENT_FD_DELEGATE;
+	else if (chance(&t->r, 10))
 		a.flags = fz_val(&t->r);
 	if (chance(&t->r, 10))
 		a.fd = fz_val(&t->r);
@@ -1636,12 +1696,20 @@ static void op_d_client_fd(struct fz_thread *t)
 		fz_fail(t, "CLIENT_FD returned fd %d", arg->fd);
 		return;
 	}
-	fz_fd_add(t->p, arg->fd, FK_CLIENT_FD, parg == params ? params : NULL);
+	/* the kernel says which it made (arg may be shared memory) */
+	delegate = fz_is_delegate(arg->fd);
+	slot = fz_fd_add(t->p, arg->fd, delegate ? FK_DELEGATE : FK_CLIENT_FD,
+			 parg == params ? params : NULL);
+	if (delegate && slot >= 0) {
+		pthread_mutex_lock(&t->p->lock);
+		t->p->fds[slot].id = arg->client_id;
+		pthread_mutex_unlock(&t->p->lock);
+	}
 }
 
 static void op_d_notify(struct fz_thread *t)
 {
-	uint64_t *ids = (void *)(t->buf + 1024);
+	__u64 *ids = (void *)(t->buf + 1024);
 	struct axon_notify a = { 0 }, *buf = (void *)t->buf;
 	unsigned int i, max = (FZ_BUF - 1024) / 8;
 	long ret;
@@ -1656,7 +1724,7 @@ static void op_d_notify(struct fz_thread *t)
 	if (chance(&t->r, 10))
 		a.resv[below(&t->r, 2)] = fz_val(&t->r);
 	*buf = a;
-	ret = fz_ioctl(t, t->p->dfd, AXON_IOC_NOTIFY,
+	ret = fz_ioctl(t, fz_acting_fd(t, &ids[0]), AXON_IOC_NOTIFY,
 		       (unsigned long)fz_ptr(t, buf, sizeof(a)), FZ_MAX_ERRNO, NULL);
 	if (ret > (long)a.count)
 		fz_fail(t, "NOTIFY of %u ids woke %ld", a.count, ret);

@@ -9,9 +9,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "axon_test.h"
@@ -619,4 +622,95 @@ void fake_daemon_kill(pid_t pid)
 		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/* ---- a minimal genetlink client (no libnl here) ------------------------ */
+
+struct nlreq {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char buf[512];
+};
+
+static void nla_add(struct nlreq *r, int type, const void *data, int len)
+{
+	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* Sends one request, returns the ACK's error (0 or -errno). */
+static int genl_req(struct nlreq *r)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[4096];
+	struct nlmsghdr *h;
+	int fd, ret = -EIO, fam = 0;
+	ssize_t n;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, r, r->n.nlmsg_len, 0, (void *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				if (!ret && fam)
+					ret = fam;
+				goto out;
+			}
+			if (h->nlmsg_type == GENL_ID_CTRL) {
+				struct genlmsghdr *g = NLMSG_DATA(h);
+				struct nlattr *a = (void *)((char *)g + GENL_HDRLEN);
+				int len = h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+
+				while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN) {
+					if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+						fam = *(uint16_t *)((char *)a + NLA_HDRLEN);
+					len -= NLA_ALIGN(a->nla_len);
+					a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
+				}
+			}
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+static int family_id(void)
+{
+	struct nlreq r = { 0 };
+
+	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r.n.nlmsg_type = GENL_ID_CTRL;
+	r.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	r.g.cmd = CTRL_CMD_GETFAMILY;
+	r.g.version = 1;
+	nla_add(&r, CTRL_ATTR_FAMILY_NAME, AXON_GENL_NAME, sizeof(AXON_GENL_NAME));
+	return genl_req(&r);
+}
+
+int genl_set_limit(const char *path, uint64_t limit)
+{
+	struct nlreq r = { 0 };
+	int fam = family_id();
+
+	if (fam <= 0)
+		return fam ? fam : -ENOENT;
+	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r.n.nlmsg_type = fam;
+	r.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	r.g.cmd = AXON_CMD_SET_LIMIT;
+	r.g.version = AXON_GENL_VERSION;
+	nla_add(&r, AXON_A_CGROUP_PATH, path, strlen(path) + 1);
+	nla_add(&r, AXON_A_LIMIT, &limit, sizeof(limit));
+	return genl_req(&r);
 }

@@ -373,21 +373,23 @@ struct axon_disconnect {
  * keeps working for every client, delegated or not.
  *
  * From the moment of delegation the client's AXON_EV_DOORBELL goes to the
- * delegate instead of the daemon's queue; AXON_EV_GONE goes to both.
- * read(2) on a delegate returns exactly one struct axon_event (the buffer
- * must hold one, else -EINVAL) with the bits accumulated since the last
- * read and the identity filled in as on the daemon's fd; it blocks unless
- * O_NONBLOCK (-EAGAIN). poll(2) reports EPOLLIN | EPOLLRDNORM while bits
- * are pending, and EPOLLHUP once GONE has been read or the delegate is cut
- * off.
+ * delegate instead of the daemon's queue (a DOORBELL the daemon had not
+ * read yet moves to the delegate); AXON_EV_GONE goes to both. read(2) on a
+ * delegate returns exactly one struct axon_event (the buffer must hold
+ * one, else -EINVAL) with the bits accumulated since the last read and the
+ * identity filled in as on the daemon's fd; it blocks unless O_NONBLOCK
+ * (-EAGAIN), and returns 0 (end of file) once nothing is pending and
+ * nothing more can come: after the record with GONE, or once the delegate
+ * is cut off. poll(2) reports EPOLLIN | EPOLLRDNORM while bits are
+ * pending, and EPOLLHUP once GONE has been read or the delegate is cut off.
  *
  * A delegate belongs to the daemon attachment that made it. When that
  * daemon's file is released, the client becomes ORPHAN as usual and the
  * delegate is cut off: its ioctls fail with -ENOTCONN, poll(2) reports
  * EPOLLHUP and read(2) returns 0 once nothing is pending. When a delegate
- * is closed while its client lives, doorbells go back to the daemon's
- * queue, which gets one AXON_EV_DOORBELL at once so that nothing rung in
- * between is lost.
+ * is closed, the client's doorbells go back to the daemon's queue; if the
+ * client is ACTIVE the daemon gets one AXON_EV_DOORBELL at once, so that
+ * nothing rung since the delegate's last read is lost.
  */
 struct axon_client_fd {
 	__u64 client_id;
