@@ -3,8 +3,8 @@
  * Error paths under fault injection (failslab and fail_page_alloc, debug
  * kernel only; skipped where the kernel has no fault injection): clients
  * open, set up and map while a share of their kernel allocations fail;
- * the daemon charges and creates client fds while its own allocations
- * fail. Only -ENOMEM-class errors may come back; KASAN, kmemleak and the
+ * the daemon charges and creates client fds (plain and delegates, which
+ * charge too) while its own allocations fail. Only -ENOMEM-class errors may come back; KASAN, kmemleak and the
  * created/destroyed pairing in the VM harness catch bad unwinding.
  */
 #include <errno.h>
@@ -145,7 +145,17 @@ TEST_F(f, daemon_paths)
 		got++;
 		ASSERT_EQ(0, make_it_fail(1));
 		for (j = 0; j < 10; j++) {
+			a.flags = j % 2 ? AXON_CLIENT_FD_DELEGATE : 0;
 			ret = ioctl(d.fd, AXON_IOC_CLIENT_FD, &a);
+			if (!ret && a.flags) {
+				struct axon_charge ch = {
+					.client_id = ev.client_id,
+					.bytes = 4096,
+				};
+
+				if (ioctl(a.fd, AXON_IOC_CHARGE, &ch))
+					EXPECT_EQ(ENOMEM, errno);
+			}
 			if (!ret)
 				close(a.fd);
 			else if (errno != ENOMEM && errno != EMFILE &&
