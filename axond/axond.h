@@ -276,6 +276,8 @@ struct axond_config {
 	const char *backend;
 	const char *vendor_lib;	/* cuda backend: NVIDIA's libcuda.so.1 */
 	const char *kmod;	/* /dev/axon path, "off", or NULL: if present */
+	/* --transport=kmod: clients only through /dev/axon (hello.h). */
+	bool kmod_only;
 	uint64_t sim_mem;
 	bool sim_fault_process;	/* sim: a fault poisons the process (--sim-fault) */
 	const char *sim_kernels;	/* sim: the kernels object, or NULL (--sim-kernels) */

@@ -29,7 +29,7 @@ AXOND_SRCS += axond/access.c
 AXOND_SRCS += axond/holdings.c
 # the stats document: written with json-c in one place (statsdoc.c); under
 # process isolation the workers' binary reports and the supervisor's side
-AXOND_SRCS += axond/statsdoc.c axond/report.c axond/supervisor-stats.c
+AXOND_SRCS += axond/statsdoc.c axond/report.c axond/supervisor-stats.c axond/supervisor-kmod.c
 # the cuda backend's contexts (isolation modes)
 AXOND_SRCS += axond/cuda/context.c
 # VMM for clients (cuMemCreate/cuMemMap): each backend's side
@@ -60,6 +60,18 @@ TEST_PROGS += $(AXOND_UNIT_COLLAPSE)
 $(BUILD)/obj/tests/unit-collapse.o: CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond
 
 $(AXOND_UNIT_COLLAPSE): $(BUILD)/obj/tests/unit-collapse.o $(BUILD)/obj/axond/cuda/collapse.o
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS)
+
+# The supervisor's messages to its workers (tests/unit-ctl.c, Check).
+AXOND_UNIT_CTL := $(BUILD)/tests/unit-ctl
+
+TEST_PROGS += $(AXOND_UNIT_CTL)
+
+$(BUILD)/obj/tests/unit-ctl.o: CFLAGS += $(CHECK_CFLAGS) -I$(CURDIR)/axond
+
+$(AXOND_UNIT_CTL): $(BUILD)/obj/tests/unit-ctl.o $(BUILD)/obj/axond/ctl.o $(BUILD)/obj/axond/log.o
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS)

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/axon.h>
 
 enum ctl_type {
 	/* worker -> supervisor: initialised, a client may come; @value is
@@ -33,6 +34,10 @@ enum ctl_type {
 	CTL_IDLE,
 	/* supervisor -> worker: end now. */
 	CTL_END,
+	/* supervisor -> worker, with the client's delegate descriptor
+	 * (AXON_CLIENT_FD_DELEGATE) and a struct ctl_kclient: serve this
+	 * /dev/axon client through it; @value is the id it is to have. */
+	CTL_KCLIENT,
 };
 
 struct ctl_msg {
@@ -41,11 +46,26 @@ struct ctl_msg {
 	uint64_t value;
 };
 
+/*
+ * What follows a CTL_KCLIENT: the client as the kernel reported it to the
+ * supervisor (the AXON_EV_OPEN or AXON_EV_EXISTING record: id, pid, uid,
+ * gid, cgroup, start time, comm) and the geometry AXON_IOC_CLIENT_FD gave.
+ * The worker takes the client's identity from here and nowhere else.
+ */
+struct ctl_kclient {
+	struct axon_event ev;
+	struct axon_params params;
+};
+
 /* ctl.c. Sends one message, with fd attached unless it is -1: 0 or -EIO. */
 int ctl_send(int sock, uint32_t type, uint64_t value, int fd);
+/* The same with a struct ctl_kclient after it (CTL_KCLIENT). */
+int ctl_send_kclient(int sock, uint64_t value, const struct ctl_kclient *kc, int fd);
 /* Receives one: bytes read, 0 at the other end's close (or an error),
  * -EAGAIN when there is none (or it was malformed: logged, dropped); *fd
- * a descriptor it carried, else -1. */
-ssize_t ctl_recv(int sock, struct ctl_msg *m, int *fd);
+ * a descriptor it carried, else -1. A CTL_KCLIENT is well formed only
+ * with kc to receive its struct ctl_kclient (and exactly that many
+ * bytes); every other type, only without trailing bytes. */
+ssize_t ctl_recv(int sock, struct ctl_msg *m, struct ctl_kclient *kc, int *fd);
 
 #endif

@@ -19,6 +19,7 @@
 #include "access.h"
 #include "hello.h"
 #include "welcome.h"
+#include "client.h"
 
 static void send_stats(struct axond *d, int fd, struct axon_welcome *w)
 {
@@ -54,6 +55,13 @@ void hello_route(struct axond *d, uint64_t tag)
 	if (h.kind != AXON_HELLO_CLIENT) {
 		w.status = -EINVAL;
 		snprintf(w.message, sizeof(w.message), "unknown hello kind %u", h.kind);
+		welcome_send(fd, &w, NULL, 0);
+		close(fd);
+		return;
+	}
+	if (d->cfg.kmod_only) {
+		log_info("refused a socket client: --transport=kmod");
+		welcome_error(&w, -EPERM, HELLO_KMOD_ONLY);
 		welcome_send(fd, &w, NULL, 0);
 		close(fd);
 		return;

@@ -107,6 +107,16 @@ static int setup_fds(struct axond *d)
 	return 0;
 }
 
+/* --transport=kmod without the module: no client could be served. */
+static int require_kmod(struct axond *d)
+{
+	if (!d->cfg.kmod_only || d->kmod_fd >= 0)
+		return 0;
+	log_err("--transport=kmod: not attached to %s (is the axon module loaded?)",
+		d->cfg.kmod ? d->cfg.kmod : AXON_DEVICE_PATH);
+	return -ENODEV;
+}
+
 static void drain_fd(int fd)
 {
 	uint64_t v;
@@ -367,20 +377,26 @@ int main(int argc, char **argv)
 		log_err("--worker-ctl is for workers of --isolation=process");
 		return 2;
 	}
-	if (axond_is_supervisor(d) || axond_is_worker(d)) {
-		/* Not yet: the kernel transport hands clients to one daemon
-		 * process; here clients connect through the socket. */
-		if (axond_is_supervisor(d) && d->cfg.kmod && strcmp(d->cfg.kmod, "off"))
-			log_warn("--isolation=process does not use the kernel transport yet; "
-				 "clients connect through the socket");
-		d->cfg.kmod = "off";
+	if (d->cfg.kmod_only && d->cfg.kmod && !strcmp(d->cfg.kmod, "off")) {
+		log_err("--transport=kmod needs the kernel transport: not with --kmod=off");
+		return 2;
 	}
+	/* A worker's clients come from its supervisor, the daemon attached
+	 * to /dev/axon: a /dev/axon client with the delegate that acts for
+	 * it (supervisor-kmod.c). */
+	if (axond_is_worker(d))
+		d->cfg.kmod = "off";
 	if (axond_is_supervisor(d)) {
 		ret = setup_fds(d);
 		if (!ret)
+			ret = kmod_attach(d);
+		if (!ret)
+			ret = require_kmod(d);
+		if (!ret)
 			ret = server_listen(d);
 		if (ret) {
-			log_err("setup: %s", strerror(-ret));
+			if (ret != -ENODEV)
+				log_err("setup: %s", strerror(-ret));
 			return 1;
 		}
 		return supervisor_run(d, argv);
@@ -418,10 +434,14 @@ int main(int argc, char **argv)
 		if (ret)
 			log_err("worker: cannot reach the supervisor: %s", strerror(-ret));
 	} else {
-		if (!ret)
-			ret = server_listen(d);
+		/* Attached first: with --transport=kmod and no module,
+		 * nothing listens. */
 		if (!ret)
 			ret = kmod_attach(d);
+		if (!ret)
+			ret = require_kmod(d);
+		if (!ret)
+			ret = server_listen(d);
 	}
 	if (ret) {
 		d->backend->fini(d);

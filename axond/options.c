@@ -43,6 +43,9 @@ static void usage(FILE *f)
 		"                         device memory, 2 to 8; shared: 1)\n"
 		"  --kmod=PATH|off        the kernel transport (default: attach to\n"
 		"                         " AXON_DEVICE_PATH " when the module is loaded)\n"
+		"  --transport=any|kmod   kmod: serve clients only through the kernel\n"
+		"                         transport, refusing socket clients (requires\n"
+		"                         the module; default any)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
 		"  --sim-ctx-mem=BYTES    sim: device memory a client's context costs\n"
 		"                         (default 0)\n"
@@ -185,6 +188,9 @@ enum {
 enum {
 	OPT_SIM_KERNELS = 1400,
 };
+enum {
+	OPT_TRANSPORT = 1500,
+};
 
 int axond_parse_args(struct axond *d, int argc, char **argv)
 {
@@ -192,6 +198,7 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "vendor-lib", required_argument, NULL, 'V' },
 		{ "kmod", required_argument, NULL, 'K' },
+		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "region-pool", required_argument, NULL, 'P' },
 		{ "isolation", required_argument, NULL, 'I' },
 		{ "context-pool", required_argument, NULL, 'X' },
@@ -284,6 +291,11 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 		case 'b': cfg->backend = optarg; break;
 		case 'V': cfg->vendor_lib = optarg; break;
 		case 'K': cfg->kmod = optarg; break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "any") && strcmp(optarg, "kmod"))
+				goto bad;
+			cfg->kmod_only = !strcmp(optarg, "kmod");
+			break;
 		case 'P':
 			if (parse_uint(optarg, 0, 64, &cfg->region_pool))
 				goto bad;

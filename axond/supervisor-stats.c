@@ -105,7 +105,7 @@ static void worker_reports(struct axond *d, struct wproc **ws, struct worker_rep
 
 			if (p[i].fd < 0 || !p[i].revents)
 				continue;
-			got = ctl_recv(ws[i]->ctl, &m, &fd);
+			got = ctl_recv(ws[i]->ctl, &m, NULL, &fd);
 			if (got == -EAGAIN)
 				continue;
 			if (got == 0) {
@@ -113,9 +113,9 @@ static void worker_reports(struct axond *d, struct wproc **ws, struct worker_rep
 			} else if (m.type == CTL_STATS_REPORT) {
 				reps[i] = read_report(ws[i], &m, fd);
 			} else {
+				supervisor_ctl_note(d, ws[i], &m, fd);
 				if (fd >= 0)
 					close(fd);
-				supervisor_ctl_note(d, ws[i], &m);
 				continue;	/* not the answer: keep waiting */
 			}
 			if (fd >= 0)

@@ -43,6 +43,7 @@
 #include "ctl.h"
 #include "supervisor.h"
 #include "welcome.h"
+#include "hello.h"
 
 /* A waiting client is refused once no worker has become ready for this
  * long (workers are failing to start), or after WAIT_MAX_NS in any case;
@@ -210,6 +211,14 @@ void supervisor_worker_lost(struct axond *d, struct wproc *w)
 		break;
 	case W_BUSY:
 		sv.nbusy--;
+		/* Its /dev/axon client's device state died with it: the
+		 * kernel answers the client -ECONNRESET, as a socket client
+		 * sees its connection reset. */
+		if (w->kmod_id) {
+			log_warn("supervisor: worker %d of kmod client %llu is gone; ending the client",
+				 (int)w->pid, (unsigned long long)w->kmod_id);
+			supervisor_kmod_refuse(d, w->kmod_id, -ECONNRESET);
+		}
 		break;
 	case W_ENDING:
 		sv.nending--;
@@ -349,38 +358,74 @@ static void refuse(int fd, int status, const char *msg)
 	close(fd);
 }
 
-/* Hands fd to a ready worker; false when none is, fd still ours. */
-static bool give(struct axond *d, int fd)
+/* Refuses a client of either transport with status (and msg, which a
+ * socket client reads in its welcome). */
+static void refuse_entry(struct axond *d, const struct waiting *e, int status,
+			 const char *msg)
+{
+	if (e->fd >= 0) {
+		refuse(e->fd, status, msg);
+		return;
+	}
+	log_info("supervisor: refusing kmod client %llu (pid %u): %s",
+		 (unsigned long long)e->kev.client_id, e->kev.pid, msg);
+	supervisor_kmod_refuse(d, e->kev.client_id, status);
+}
+
+/* Hands e to a ready worker; false when none is, e still ours. True also
+ * when a /dev/axon client could not be handed (it is refused). */
+static bool give(struct axond *d, const struct waiting *e)
 {
 	struct ucred cred = { 0 };
 	socklen_t len = sizeof(cred);
 	struct wproc *w;
+	int ret;
 
+	if (e->fd < 0) {
+		cred.pid = (pid_t)e->kev.pid;
+		cred.uid = e->kev.uid;
+	} else {
+		getsockopt(e->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+	}
 	for (;;) {
 		for (w = sv.list; w; w = w->next)
 			if (w->state == W_READY)
 				break;
 		if (!w)
 			return false;
-		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
-		if (ctl_send(w->ctl, CTL_CLIENT, sv.next_client_id + 1, fd) == 0)
+		if (e->fd >= 0)
+			ret = ctl_send(w->ctl, CTL_CLIENT, sv.next_client_id + 1, e->fd) ? -EPIPE : 0;
+		else
+			ret = supervisor_kmod_give(d, w, &e->kev, sv.next_client_id + 1);
+		if (ret == 0)
 			break;
+		if (ret != -EPIPE)
+			return true;	/* refused: nothing to hand */
 		/* It died between ready and now: next one. */
 		supervisor_worker_lost(d, w);
 		signal_worker(w, SIGKILL);
 	}
-	close(fd);
+	if (e->fd >= 0)
+		close(e->fd);
 	w->state = W_BUSY;
 	sv.last_give_ns = axond_now_ns();
 	w->client_id = ++sv.next_client_id;
+	w->kmod_id = e->fd < 0 ? e->kev.client_id : 0;
 	w->client_pid = cred.pid;
 	w->client_uid = cred.uid;
 	sv.nready--;
 	sv.nbusy++;
 	sv.total_clients++;
-	log_debug("supervisor: client %llu (pid %d) to worker %d",
-		  (unsigned long long)w->client_id, (int)cred.pid, (int)w->pid);
+	log_debug("supervisor: client %llu (pid %d%s) to worker %d",
+		  (unsigned long long)w->client_id, (int)cred.pid,
+		  e->fd < 0 ? ", kmod" : "", (int)w->pid);
 	return true;
+}
+
+static void drop_waiting(unsigned int i)
+{
+	memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
+	sv.nwait--;
 }
 
 static void serve_waiting(struct axond *d)
@@ -393,18 +438,16 @@ static void serve_waiting(struct axond *d)
 		/* Since when this client has seen no worker become ready. */
 		uint64_t stuck = sv.last_ready_ns > since ? sv.last_ready_ns : since;
 
-		if (give(d, sv.wait[i].fd)) {
-			memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
-			sv.nwait--;
+		if (give(d, &sv.wait[i])) {
+			drop_waiting(i);
 			continue;
 		}
 		if (now - stuck > WAIT_LIMIT_NS || now - since > WAIT_MAX_NS) {
-			refuse(sv.wait[i].fd, -EAGAIN,
-			       now - since > WAIT_MAX_NS
-			       ? "no axond worker process was free for 100 s (see axond's log)"
-			       : "no axond worker process became ready for 30 s (see axond's log)");
-			memmove(&sv.wait[i], &sv.wait[i + 1], (sv.nwait - i - 1) * sizeof(sv.wait[0]));
-			sv.nwait--;
+			refuse_entry(d, &sv.wait[i], -EAGAIN,
+				     now - since > WAIT_MAX_NS
+				     ? "no axond worker process was free for 100 s (see axond's log)"
+				     : "no axond worker process became ready for 30 s (see axond's log)");
+			drop_waiting(i);
 			continue;
 		}
 		i++;
@@ -412,15 +455,44 @@ static void serve_waiting(struct axond *d)
 	top_up(d);
 }
 
+bool supervisor_kclient_gone(uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < sv.nwait; i++) {
+		if (sv.wait[i].fd < 0 && sv.wait[i].kev.client_id == id) {
+			drop_waiting(i);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool supervisor_kclient_known(uint64_t id)
+{
+	struct wproc *w;
+	unsigned int i;
+
+	for (i = 0; i < sv.nwait; i++)
+		if (sv.wait[i].fd < 0 && sv.wait[i].kev.client_id == id)
+			return true;
+	for (w = sv.list; w; w = w->next)
+		if (w->state == W_BUSY && w->kmod_id == id)
+			return true;
+	return false;
+}
+
 /*
  * One user's share: its clients served and waiting together at most
  * --max-clients-per-user, and at most --max-pending-per-user of them waiting
  * for a worker, so one user cannot fill the waiting list and keep everyone
- * else out. 0, or refuses fd and returns -EBUSY.
+ * else out. The same for either transport. 0, or refuses e and returns
+ * -EBUSY.
  */
-static int user_share(struct axond *d, int fd, uid_t uid)
+static int user_share(struct axond *d, const struct waiting *e)
 {
 	unsigned int served = 0, waiting = 0, i;
+	uid_t uid = e->uid;
 	char msg[96];
 	struct wproc *w;
 
@@ -439,31 +511,37 @@ static int user_share(struct axond *d, int fd, uid_t uid)
 		return 0;
 	}
 	d->clients_refused_user++;
-	refuse(fd, -EBUSY, msg);
+	refuse_entry(d, e, -EBUSY, msg);
 	return -EBUSY;
+}
+
+void supervisor_hand(struct axond *d, const struct waiting *entry)
+{
+	if (user_share(d, entry))
+		return;
+	if (sv.nwait == 0 && give(d, entry)) {
+		top_up(d);
+		return;
+	}
+	if (sv.nwait == MAX_WAITING) {
+		refuse_entry(d, entry, -EBUSY, "too many clients waiting for an axond worker");
+		return;
+	}
+	sv.wait[sv.nwait] = *entry;
+	sv.wait[sv.nwait].since = axond_now_ns();
+	sv.nwait++;
+	serve_waiting(d);
 }
 
 static void hand_client(struct axond *d, int fd)
 {
 	struct ucred cred = { .uid = (uid_t)-1 };
 	socklen_t len = sizeof(cred);
+	struct waiting e = { .fd = fd };
 
 	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
-	if (user_share(d, fd, cred.uid))
-		return;
-	if (sv.nwait == 0 && give(d, fd)) {
-		top_up(d);
-		return;
-	}
-	if (sv.nwait == MAX_WAITING) {
-		refuse(fd, -EBUSY, "too many clients waiting for an axond worker");
-		return;
-	}
-	sv.wait[sv.nwait].fd = fd;
-	sv.wait[sv.nwait].uid = cred.uid;
-	sv.wait[sv.nwait].since = axond_now_ns();
-	sv.nwait++;
-	serve_waiting(d);
+	e.uid = cred.uid;
+	supervisor_hand(d, &e);
 }
 
 static void hand_trace(int fd, const struct axon_hello *h)
@@ -499,7 +577,7 @@ static void hand_trace(int fd, const struct axon_hello *h)
 /* A message a worker sends unasked (its start, its client's end), read
  * wherever it is read: in ctl_event or among the stats reports
  * (supervisor-stats.c). */
-void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m)
+void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m, int fd)
 {
 	if (m->type == CTL_IDLE && w->state == W_BUSY) {
 		w->state = W_ENDING;
@@ -515,6 +593,8 @@ void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg 
 		end_idle();
 	}
 	if (m->type == CTL_READY && w->state == W_STARTING) {
+		if (fd >= 0)
+			supervisor_kmod_info(d, fd);
 		w->state = W_READY;
 		sv.last_ready_ns = axond_now_ns();
 		sv.nstarting--;
@@ -541,6 +621,11 @@ void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
 {
 	switch (h->kind) {
 	case AXON_HELLO_CLIENT:
+		if (d->cfg.kmod_only) {
+			log_info("supervisor: refused a socket client: --transport=kmod");
+			refuse(fd, -EPERM, HELLO_KMOD_ONLY);
+			break;
+		}
 		hand_client(d, fd);
 		break;
 	case AXON_HELLO_STATS:
@@ -564,7 +649,7 @@ static void ctl_event(struct axond *d, struct wproc *w)
 
 		if (w->ctl < 0)
 			return;	/* lost earlier in this batch */
-		n = ctl_recv(w->ctl, &m, &fd);
+		n = ctl_recv(w->ctl, &m, NULL, &fd);
 		if (n == -EAGAIN)
 			return;
 		if (n == 0) {
@@ -572,9 +657,9 @@ static void ctl_event(struct axond *d, struct wproc *w)
 			serve_waiting(d);
 			return;
 		}
+		supervisor_ctl_note(d, w, &m, fd);
 		if (fd >= 0)
-			close(fd);	/* a late stats report */
-		supervisor_ctl_note(d, w, &m);
+			close(fd);	/* a late stats report, an info page */
 	}
 }
 
@@ -656,6 +741,8 @@ int supervisor_run(struct axond *d, char **argv)
 
 			if (tag == EV_LISTEN) {
 				server_accept(d);
+			} else if (tag == EV_KMOD) {
+				supervisor_kmod_events(d);
 			} else if (tag == EV_SIGNAL) {
 				struct signalfd_siginfo si;
 
@@ -704,10 +791,12 @@ int supervisor_run(struct axond *d, char **argv)
 		end_idle();
 	}
 	for (i = 0; i < sv.nwait; i++)
-		refuse(sv.wait[i].fd, -ESHUTDOWN, "axond is shutting down");
+		refuse_entry(d, &sv.wait[i], -ESHUTDOWN, "axond is shutting down");
 	sv.nwait = 0;
 	server_close(d);
 	stop_workers(d);
+	/* Its clients' workers are gone: the kernel ends what is left. */
+	kmod_detach(d);
 	while (sv.list) {
 		struct wproc *w = sv.list;
 

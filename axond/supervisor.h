@@ -34,6 +34,7 @@ struct wproc {
 	int ctl;		/* our end of its socketpair; -1 once gone */
 	enum wstate state;
 	uint64_t client_id;	/* W_BUSY */
+	uint64_t kmod_id;	/* W_BUSY with a /dev/axon client: its kernel id */
 	pid_t client_pid;
 	uid_t client_uid;
 	uint64_t idle_ns;	/* W_ENDING: since when */
@@ -44,10 +45,13 @@ struct wproc {
 	struct wproc *next;
 };
 
+/* A client waiting for a worker: a socket connection (fd), or a
+ * /dev/axon client (fd -1) as the kernel's record kev names it. */
 struct waiting {
 	int fd;
 	uid_t uid;
 	uint64_t since;
+	struct axon_event kev;
 };
 
 struct supervisor {
@@ -76,10 +80,33 @@ extern struct supervisor sv;
 /* supervisor.c */
 /* Its socket hung up or its process was reaped: no longer counted. */
 void supervisor_worker_lost(struct axond *d, struct wproc *w);
-/* A message a worker sent unasked (CTL_READY, CTL_IDLE). */
-void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m);
+/* A message a worker sent unasked (CTL_READY, CTL_IDLE), with the
+ * descriptor it carried (-1: none; the caller closes it). */
+void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg *m, int fd);
 /* Reads the hello the supervisor only peeked at. */
 void supervisor_consume_hello(int fd);
+/* A client to serve (supervisor.c copies *entry): within its user's
+ * share, to a ready worker or to the waiting list; else refused. */
+void supervisor_hand(struct axond *d, const struct waiting *entry);
+/* The /dev/axon client id ended: no longer waits. True if it did. */
+bool supervisor_kclient_gone(uint64_t id);
+/* Whether the /dev/axon client id already waits or is served. */
+bool supervisor_kclient_known(uint64_t id);
+
+/*
+ * supervisor-kmod.c: the supervisor as the daemon attached to /dev/axon.
+ * It sees each client's OPEN and GONE only: a worker serves the client
+ * through the delegate descriptor it is handed.
+ */
+void supervisor_kmod_events(struct axond *d);
+/* Hands the /dev/axon client ev names to w with the id value: 0; -EPIPE
+ * when w cannot be reached (take another); another -errno when the client
+ * cannot be served (it is refused). */
+int supervisor_kmod_give(struct axond *d, struct wproc *w, const struct axon_event *ev,
+			 uint64_t value);
+void supervisor_kmod_refuse(struct axond *d, uint64_t id, int error);
+/* A worker's info page (a memfd, with CTL_READY): the kernel's, once. */
+void supervisor_kmod_info(struct axond *d, int fd);
 
 /* supervisor-stats.c: answers a stats connection, its hello peeked. */
 void supervisor_send_stats(struct axond *d, int fd, struct axon_welcome *wel);

@@ -78,7 +78,10 @@ int kmod_attach(struct axond *d)
 		kmod_detach(d);
 		return d->cfg.kmod ? -EIO : 0;
 	}
-	memcpy(d->kmod_info, d->info, sizeof(struct axon_info));
+	/* A supervisor has no device of its own: it copies its first
+	 * worker's page before any client is accepted (supervisor-kmod.c). */
+	if (d->info)
+		memcpy(d->kmod_info, d->info, sizeof(struct axon_info));
 	ev.data.u64 = EV_KMOD;
 	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->kmod_fd, &ev) < 0) {
 		kmod_detach(d);
@@ -100,11 +103,18 @@ void kmod_detach(struct axond *d)
 	d->kmod_fd = -1;
 }
 
-static void refuse(struct axond *d, uint64_t id, int error)
+/* The descriptor that acts for c in the kernel (transport.h), -1: none. */
+static int actor(const struct axond *d, const struct client *c)
+{
+	return c->conn.kmod.delegate ? c->conn.kmod.fd : d->kmod_fd;
+}
+
+static void refuse(int fd, uint64_t id, int error)
 {
 	struct axon_disconnect dc = { .client_id = id, .error = error };
 
-	ioctl(d->kmod_fd, AXON_IOC_DISCONNECT, &dc);
+	if (fd >= 0)
+		ioctl(fd, AXON_IOC_DISCONNECT, &dc);
 }
 
 /* Maps the parts of a client's region with the daemon's permissions. */
@@ -149,23 +159,61 @@ static int map_parts(struct client *c)
 	return 0;
 }
 
+/*
+ * Serves c, whose fd (and, for a delegate, geometry) is set: identity from
+ * the kernel's record ev, never from the client; the region mapped; the
+ * client activated and accepted through the fd that acts for it. 0, or
+ * -errno with c not yet on the daemon's list (the caller refuses and frees
+ * it); 1: accepted too late (the client went away), c disconnected.
+ */
+static int serve(struct axond *d, struct client *c, const struct axon_event *ev)
+{
+	struct axon_welcome w = { 0 };
+	struct axon_accept acc;
+	int ret;
+
+	c->pid = (pid_t)ev->pid;
+	c->uid = ev->uid;
+	c->gid = ev->gid;
+	c->cgroup_id = ev->cgroup_id;
+	memcpy(c->comm, ev->comm, sizeof(ev->comm));
+	c->comm[sizeof(ev->comm) - 1] = 0;
+	ret = map_parts(c);
+	if (ret)
+		return ret;
+	c->params.client_id = c->kmod_id;
+	if (client_activate(d, c, &w))
+		return w.status ? w.status : -EIO;
+	memset(&acc, 0, sizeof(acc));
+	acc.client_id = c->kmod_id;
+	acc.features = c->params.features;
+	acc.va_base = c->params.va_base;
+	acc.va_size = c->params.va_size;
+	acc.mint_credit = c->params.mint_credit;
+	if (ioctl(actor(d, c), AXON_IOC_ACCEPT, &acc) < 0) {
+		log_info("kmod client %llu went away before it was accepted",
+			 (unsigned long long)c->kmod_id);
+		client_disconnect(d, c);
+		return 1;
+	}
+	return 0;
+}
+
 static void client_opened(struct axond *d, const struct axon_event *ev)
 {
 	struct axon_client_fd cf = { .client_id = ev->client_id };
-	struct axon_welcome w = { 0 };
-	struct axon_accept acc;
 	struct client *c;
 	int ret;
 
 	if (find_kmod(d, ev->client_id))
 		return;	/* already ours (a coalesced record) */
 	if (d->nclients >= d->cfg.max_clients) {
-		refuse(d, ev->client_id, -EBUSY);
+		refuse(d->kmod_fd, ev->client_id, -EBUSY);
 		return;
 	}
 	c = client_alloc(d, &kmod_transport);
 	if (!c) {
-		refuse(d, ev->client_id, -ENOMEM);
+		refuse(d->kmod_fd, ev->client_id, -ENOMEM);
 		return;
 	}
 	c->kmod_id = ev->client_id;
@@ -175,38 +223,62 @@ static void client_opened(struct axond *d, const struct axon_event *ev)
 		goto err;
 	}
 	c->conn.kmod.fd = cf.fd;
-	/* Identity from the kernel: captured at open, never from the client. */
-	c->pid = (pid_t)ev->pid;
-	c->uid = ev->uid;
-	c->gid = ev->gid;
-	c->cgroup_id = ev->cgroup_id;
-	memcpy(c->comm, ev->comm, sizeof(ev->comm));
-	c->comm[sizeof(ev->comm) - 1] = 0;
-	ret = map_parts(c);
-	if (ret)
-		goto err;
-	c->params.client_id = c->kmod_id;
-	if (client_activate(d, c, &w)) {
-		ret = w.status ? w.status : -EIO;
-		goto err;
-	}
-	memset(&acc, 0, sizeof(acc));
-	acc.client_id = c->kmod_id;
-	acc.features = c->params.features;
-	acc.va_base = c->params.va_base;
-	acc.va_size = c->params.va_size;
-	acc.mint_credit = c->params.mint_credit;
-	if (ioctl(d->kmod_fd, AXON_IOC_ACCEPT, &acc) < 0) {
-		log_info("kmod client %llu went away before it was accepted",
-			 (unsigned long long)c->kmod_id);
-		client_disconnect(d, c);
-	}
-	return;
+	ret = serve(d, c, ev);
+	if (ret >= 0)
+		return;
 err:
 	log_warn("refusing kmod client %llu: %s", (unsigned long long)ev->client_id,
 		 strerror(-ret));
-	refuse(d, ev->client_id, ret);
+	refuse(d->kmod_fd, ev->client_id, ret);
 	client_free(c);
+}
+
+int kmod_adopt(struct axond *d, int fd, const struct axon_event *ev,
+	       const struct axon_params *params)
+{
+	struct epoll_event eev = { .events = EPOLLIN };
+	struct client *c;
+	int ret;
+
+	/* Its events are read without blocking the loop. */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ret = -errno;
+		refuse(fd, ev->client_id, ret);
+		close(fd);
+		return ret;
+	}
+	c = client_alloc(d, &kmod_transport);
+	if (!c) {
+		refuse(fd, ev->client_id, -ENOMEM);
+		close(fd);
+		return -ENOMEM;
+	}
+	c->kmod_id = ev->client_id;
+	c->conn.kmod.fd = fd;
+	c->conn.kmod.delegate = true;
+	c->params = *params;
+	ret = serve(d, c, ev);
+	if (ret > 0)
+		return 0;	/* gone already: the worker is done */
+	if (ret)
+		goto err;
+	/* Its doorbells and its end come on the delegate. */
+	eev.data.u64 = (uint64_t)(uintptr_t)c | EV_DOORBELL_BIT;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &eev) < 0) {
+		ret = -errno;
+		log_warn("kmod client %llu: cannot watch its delegate: %s",
+			 (unsigned long long)c->kmod_id, strerror(-ret));
+		kmod_transport.disconnect(d, c, -ECONNRESET);
+		client_disconnect(d, c);
+		return ret;
+	}
+	return 0;
+err:
+	log_warn("refusing kmod client %llu: %s", (unsigned long long)ev->client_id,
+		 strerror(-ret));
+	refuse(fd, ev->client_id, ret);
+	client_free(c);		/* closes fd */
+	return ret;
 }
 
 /* Reads every queued client event. */
@@ -238,7 +310,7 @@ void kmod_events(struct axond *d)
 			if (ev->events & AXON_EV_EXISTING && ev->state == AXON_KSTATE_ORPHAN) {
 				/* A previous daemon served it; its device state
 				 * died with that daemon. */
-				refuse(d, ev->client_id, -ECONNRESET);
+				refuse(d->kmod_fd, ev->client_id, -ECONNRESET);
 				continue;
 			}
 			if (ev->events & (AXON_EV_OPEN | AXON_EV_EXISTING) &&
@@ -252,6 +324,7 @@ void kmod_events(struct axond *d)
 static void kmod_init(struct client *c)
 {
 	c->conn.kmod.fd = -1;
+	c->conn.kmod.delegate = false;
 }
 
 static void kmod_wake(struct axond *d, struct client *c)
@@ -260,12 +333,18 @@ static void kmod_wake(struct axond *d, struct client *c)
 		.count = 1,
 		.ids = (uint64_t)(uintptr_t)&c->kmod_id,
 	};
+	int fd = actor(d, c);
 
-	if (d->kmod_fd >= 0)
-		ioctl(d->kmod_fd, AXON_IOC_NOTIFY, &n);
+	if (fd >= 0)
+		ioctl(fd, AXON_IOC_NOTIFY, &n);
 }
 
-/* Charges the client's cgroup; -EDQUOT past a limit. */
+/*
+ * Charges the client's cgroup; -EDQUOT past a limit. With nothing to
+ * charge through (the daemon detached from the module) the memory is
+ * refused, never backed uncharged: the kernel is this client's only
+ * accounting.
+ */
 static int kmod_charge(struct axond *d, struct client *c, uint64_t bytes)
 {
 	struct axon_charge ch = {
@@ -273,10 +352,11 @@ static int kmod_charge(struct axond *d, struct client *c, uint64_t bytes)
 		.bytes = bytes,
 		.kind = AXON_CHARGE_DEVICE_MEM,
 	};
+	int fd = actor(d, c);
 
-	if (d->kmod_fd < 0)
-		return 0;
-	return ioctl(d->kmod_fd, AXON_IOC_CHARGE, &ch) < 0 ? -errno : 0;
+	if (fd < 0)
+		return -ENOTCONN;
+	return ioctl(fd, AXON_IOC_CHARGE, &ch) < 0 ? -errno : 0;
 }
 
 /* A dead client's charges went with its file: the kernel released them. */
@@ -287,28 +367,62 @@ static void kmod_uncharge(struct axond *d, struct client *c, uint64_t bytes)
 		.bytes = bytes,
 		.kind = AXON_CHARGE_DEVICE_MEM,
 	};
+	int fd = actor(d, c);
 
-	if (d->kmod_fd < 0 || c->dead)
+	if (fd < 0 || c->dead)
 		return;
-	ioctl(d->kmod_fd, AXON_IOC_UNCHARGE, &ch);
+	ioctl(fd, AXON_IOC_UNCHARGE, &ch);
 }
 
 /* The kernel ends the client's file: its calls fail with error, and an
  * AXON_EV_GONE comes back to us. */
 static void kmod_disconnect(struct axond *d, struct client *c, int error)
 {
-	struct axon_disconnect dc = { .client_id = c->kmod_id, .error = error };
-
-	if (d->kmod_fd >= 0)
-		ioctl(d->kmod_fd, AXON_IOC_DISCONNECT, &dc);
+	refuse(actor(d, c), c->kmod_id, error);
 }
 
-/* The client is going away on our side: nothing to tell the kernel, which
- * releases its charges itself when the file goes. */
+/*
+ * A delegate's events (a worker's client): its doorbells, which only wake
+ * the loop (it drains every ring anyway), and its end. The end is
+ * AXON_EV_GONE, or the delegate cut off (its supervisor detached: read
+ * returns 0, or a hang-up with nothing to read): the client is then an
+ * ORPHAN the kernel answers -ECONNRESET, and its device state goes.
+ */
+static void kmod_event(struct axond *d, struct client *c, uint64_t tag, uint32_t events)
+{
+	struct axon_event ev;
+	bool gone = false;
+	ssize_t n;
+
+	(void)tag;
+	for (;;) {
+		n = read(c->conn.kmod.fd, &ev, sizeof(ev));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == (ssize_t)sizeof(ev)) {
+			if (ev.client_id == c->kmod_id && (ev.events & AXON_EV_GONE))
+				gone = true;
+			continue;
+		}
+		break;
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN) ||
+	    (n < 0 && (events & (EPOLLHUP | EPOLLERR)))) {
+		if (!gone)
+			log_info("kmod client %llu: its delegate was cut off (the supervisor "
+				 "detached); ending it", (unsigned long long)c->kmod_id);
+		gone = true;
+	}
+	if (gone)
+		client_disconnect(d, c);
+}
+
+/* The client is going away on our side: its delegate's events stop. The
+ * kernel releases its charges itself when the file goes. */
 static void kmod_close(struct axond *d, struct client *c)
 {
-	(void)d;
-	(void)c;
+	if (c->conn.kmod.delegate && c->conn.kmod.fd >= 0)
+		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->conn.kmod.fd, NULL);
 }
 
 static void kmod_fini(struct axond *d, struct client *c)
@@ -326,9 +440,9 @@ static void kmod_fini(struct axond *d, struct client *c)
 }
 
 /*
- * No descriptor of the client's is in our epoll set (its events come on
- * the daemon's own fd, kmod_events) and nothing but the rings crosses after
- * SETUP: no event or recvmsg.
+ * Nothing but the rings crosses after SETUP: no recvmsg. A client served
+ * through the daemon's fd has no descriptor in our epoll set (its events
+ * come on that fd, kmod_events); a delegate's do (kmod_event).
  */
 const struct client_transport kmod_transport = {
 	.name		= "kmod",
@@ -337,6 +451,7 @@ const struct client_transport kmod_transport = {
 	.wake		= kmod_wake,
 	.charge		= kmod_charge,
 	.uncharge	= kmod_uncharge,
+	.event		= kmod_event,
 	.disconnect	= kmod_disconnect,
 	.close		= kmod_close,
 	.fini		= kmod_fini,

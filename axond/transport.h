@@ -31,9 +31,16 @@ struct client_sock {
 	bool pooled;		/* the region came from the pool (pool.c) */
 };
 
-/* A kernel client's (transport-kmod.c). */
+/*
+ * A kernel client's (transport-kmod.c). Its ioctls (ACCEPT, CHARGE,
+ * UNCHARGE, NOTIFY, DISCONNECT) go through the descriptor that acts for
+ * it: the daemon's attached fd, or, in a worker of process isolation, the
+ * delegate its supervisor handed over (@delegate), which also carries the
+ * client's doorbells and its end.
+ */
 struct client_kmod {
 	int fd;			/* its AXON_IOC_CLIENT_FD descriptor */
+	bool delegate;		/* @fd was made with AXON_CLIENT_FD_DELEGATE */
 	void *maps[6];		/* its region, one mapping per part */
 	size_t map_len[6];
 };
@@ -95,8 +102,14 @@ void unix_client_hello(struct axond *d, int fd, const struct axon_hello *hello,
 int client_default_geometry(struct axond *d, struct axon_params *p);
 
 /* transport-kmod.c: the daemon's attachment to /dev/axon */
+struct axon_event;
 int kmod_attach(struct axond *d);
 void kmod_events(struct axond *d);
 void kmod_detach(struct axond *d);
+/* A worker's client through the delegate fd its supervisor sent (takes
+ * fd): the identity the kernel reported in ev, the geometry in params.
+ * 0, or -errno with the client refused and fd closed. */
+int kmod_adopt(struct axond *d, int fd, const struct axon_event *ev,
+	       const struct axon_params *params);
 
 #endif

@@ -51,7 +51,9 @@ int worker_start(struct axond *d)
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
-	return ctl_send(fd, CTL_READY, d->info->device[0].total_mem, -1);
+	/* With the info page: a supervisor attached to /dev/axon publishes
+	 * it to the module's clients (supervisor-kmod.c). */
+	return ctl_send(fd, CTL_READY, d->info->device[0].total_mem, d->info_fd);
 }
 
 /* The stats report (report.h), all of it: the supervisor filters for
@@ -76,9 +78,10 @@ static void send_report(struct axond *d)
 void worker_ctl_event(struct axond *d)
 {
 	for (;;) {
+		struct ctl_kclient kc;
 		struct ctl_msg m;
 		int fd;
-		ssize_t n = ctl_recv(d->cfg.worker_ctl, &m, &fd);
+		ssize_t n = ctl_recv(d->cfg.worker_ctl, &m, &kc, &fd);
 
 		if (n == -EAGAIN)
 			return;
@@ -99,6 +102,15 @@ void worker_ctl_event(struct axond *d)
 			d->next_client_id = m.value - 1;
 			adopted_client = true;
 			server_adopt(d, fd);
+			break;
+		case CTL_KCLIENT:
+			/* A /dev/axon client, with the delegate that acts
+			 * for it; who it is, as the kernel said. */
+			if (fd < 0 || adopted_client)
+				goto drop;
+			d->next_client_id = m.value - 1;
+			adopted_client = true;
+			kmod_adopt(d, fd, &kc.ev, &kc.params);	/* takes fd */
 			break;
 		case CTL_TRACE:
 			if (fd < 0)

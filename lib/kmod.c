@@ -70,14 +70,20 @@ static int kmod_connect(const char *path, const struct axon_params *req,
 	r->dev_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->dev_fd < 0) {
 		ret = -errno;
-		axon_set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		axon_set_err(err, errlen, "cannot open %s: %s%s", path, strerror(-ret),
+			ret == -EMFILE ? " (the module's max_user_clients for this user, "
+			"or the process's descriptor limit)" : "");
 		return ret;
 	}
 	if (ioctl(r->dev_fd, AXON_IOC_SETUP, &p) < 0) {
 		ret = -errno;
-		axon_set_err(err, errlen, ret == -ECONNREFUSED ?
-			"no axond is attached to %s" : "%s: setup refused: %s",
-			path, strerror(-ret));
+		if (ret == -ECONNREFUSED)
+			axon_set_err(err, errlen, "no axond is attached to %s", path);
+		else if (ret == -EDQUOT)
+			axon_set_err(err, errlen, "%s: setup refused: this user's rings would pass "
+				     "the module's max_user_region_bytes", path);
+		else
+			axon_set_err(err, errlen, "%s: setup refused: %s", path, strerror(-ret));
 		goto err_close;
 	}
 	/* The kernel laid the region out with its page size. */

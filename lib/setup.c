@@ -98,6 +98,17 @@ static const struct axon_transport_ops *transport_of(const char *addr,
 	return &axon_transport_unix;
 }
 
+/* Why a connection went to the socket rather than /dev/axon, on stderr
+ * (AXON_LOG=0 silences it, as the shim's own messages). */
+static void fallback_note(const char *why)
+{
+	const char *lvl = getenv("AXON_LOG");
+
+	if (lvl && !strcmp(lvl, "0"))
+		return;
+	fprintf(stderr, "axon: %s; connecting through the socket instead\n", why);
+}
+
 static void ring_reset(struct axon_ring *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -138,10 +149,19 @@ int axon_connect(const char *addr, const struct axon_params *req,
 	/* No address given: the kernel transport when a daemon serves it
 	 * (identity and accounting then cannot be bypassed), else the socket. */
 	if (access(AXON_DEVICE_PATH, R_OK | W_OK) == 0) {
+		char why[256] = "";
+
 		ret = connect_over(&axon_transport_kmod, AXON_DEVICE_PATH, req, r,
-				   err, errlen);
-		if (ret != -ECONNREFUSED && ret != -ENOENT && ret != -ENODEV)
+				   why, sizeof(why));
+		if (ret == -EMFILE || ret == -EDQUOT)
+			/* The module's per-user limits (max_user_clients,
+			 * max_user_region_bytes): said, as the socket is
+			 * the daemon's to refuse or not (--transport). */
+			fallback_note(why);
+		else if (ret != -ECONNREFUSED && ret != -ENOENT && ret != -ENODEV) {
+			axon_set_err(err, errlen, "%s", why);
 			return ret;
+		}
 	}
 	return connect_over(&axon_transport_unix, NULL, req, r, err, errlen);
 }

@@ -5,7 +5,9 @@
 # with exit status 2 and a message naming the option, and starts nothing;
 # good values at the edges of the ranges start a daemon that stops cleanly
 # on SIGTERM. A --sim-kernels object that cannot be loaded, or is not a
-# kernels object, stops the daemon at start-up with the reason. Run by
+# kernels object, stops the daemon at start-up with the reason, and so does
+# --transport=kmod without the kernel transport (--kmod=off: a usage error;
+# no module: exit status 1, nothing listening). Run by
 # tests/run-tests.sh (AXON_BUILD names the build).
 set -u
 NAME="axond-options"
@@ -49,6 +51,7 @@ for o in maps-per-client maps-per-user vmm-per-client vmm-per-user; do
 done
 for v in -1 65537 3x; do bad "--max-tracers-per-client=$v"; bad "--max-tracers-per-user=$v"; done
 bad "--sim-kernels="
+for v in unix sock ""; do bad "--transport=$v"; done
 
 # unloadable OBJECT MESSAGE: --sim-kernels=OBJECT refused at start-up (exit
 # status 1, the backend's), MESSAGE in the log, nothing listening.
@@ -71,6 +74,24 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/out" ||
 	fail "a stray argument: exit status $rc: $(head -n 1 "$tmp/out")"
 
+# --transport=kmod serves /dev/axon clients only: without the kernel
+# transport it refuses to start, saying why, before anything listens.
+timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" --transport=kmod \
+	--kmod=off >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "transport=kmod needs the kernel transport" "$tmp/out" ||
+	fail "--transport=kmod --kmod=off: exit status $rc: $(head -n 1 "$tmp/out")"
+if [ ! -e /dev/axon ]; then
+	for iso in context process; do
+		timeout -k 1 5 "$axond" --backend=sim --listen="unix:$sock" --transport=kmod \
+			--isolation=$iso >"$tmp/out" 2>&1
+		rc=$?
+		[ $rc -eq 1 ] && grep -q "transport=kmod: not attached to /dev/axon" "$tmp/out" ||
+			fail "--transport=kmod without the module ($iso): exit status $rc: $(head -n 1 "$tmp/out")"
+		[ ! -e "$sock" ] || { fail "--transport=kmod without the module: a socket was made"; rm -f "$sock"; }
+	done
+fi
+
 # Good values at the edges start a daemon.
 "$axond" --backend=sim --listen="unix:$sock" --spin-us=0 --poll-us=999999 \
 	--collapse=128 --max-clients=1 --region-pool=0 --sim-mem=1M \
@@ -79,7 +100,7 @@ rc=$?
 	--max-graph-nodes=1 --max-maps-per-client=1048576 --max-maps-per-user=1 \
 	--max-vmm-per-client=1 --max-vmm-per-user=1048576 --max-client-mem=1M \
 	--max-user-mem=0 --max-image=1024M --max-inflate=1 --max-inflate-ratio=1048576 \
-	--max-module-loads=1024 --sim-kernels="$sim_kernels" >"$tmp/log" 2>&1 &
+	--max-module-loads=1024 --sim-kernels="$sim_kernels" --transport=any >"$tmp/log" 2>&1 &
 pid=$!
 if wait_socket $pid; then
 	kill -TERM $pid

@@ -74,7 +74,7 @@ wants() { [ -z "${AXON_VM_TESTS:-}" ] || echo " $AXON_VM_TESTS " | grep -q " $1 
 if [ -n "${AXON_VM_TESTS:-}" ]; then
 	for t in $AXON_VM_TESTS; do
 		case $t in
-		e2e_test|limits_test) ;;	# scripts, below
+		e2e_test|limits_test|isolation_test) ;;	# scripts, below
 		*) cp "$build/selftests/$t" "$base/axon/selftests/" ;;
 		esac
 	done
@@ -82,8 +82,9 @@ else
 	cp "$build"/selftests/*_test "$base/axon/selftests/"
 fi
 # End to end: a driver-API program through the shim, /dev/axon and axond
-# (e2e_test); cgroup limits through axonctl over netlink (limits_test).
-if wants e2e_test || wants limits_test; then
+# (e2e_test); cgroup limits through axonctl over netlink (limits_test);
+# /dev/axon clients of --isolation=process's workers (isolation_test).
+if wants e2e_test || wants limits_test || wants isolation_test; then
 	for f in bin/axond lib/libcuda.so.1 lib/axon-sim-kernels.so tests/bin/vecadd \
 		 tests/data/kernels.cubin tests/data/kernels.fatbin tests/data/kernels.ptx; do
 		[ -f "$build/$f" ] || die "no $build/$f: run make all test-progs"
@@ -98,11 +99,12 @@ if wants e2e_test || wants limits_test; then
 	   "$build"/tests/data/kernels.ptx "$base/axon/e2e/data/"
 	! wants e2e_test || cp "$src/tests/vm/e2e_test" "$base/axon/selftests/"
 fi
-if wants limits_test; then
+if wants limits_test || wants isolation_test; then
 	[ -f "$build/bin/axonctl" ] || die "no $build/bin/axonctl: run make all"
 	# axonctl links libnl-genl-3 and libnl-3: copy_libs ships them
 	cp "$build/bin/axonctl" "$build/bin/axon-top" "$base/axon/e2e/bin/"
-	cp "$src/tests/vm/limits_test" "$base/axon/selftests/"
+	! wants limits_test || cp "$src/tests/vm/limits_test" "$base/axon/selftests/"
+	! wants isolation_test || cp "$src/tests/vm/isolation_test" "$base/axon/selftests/"
 fi
 copy_libs "$base"
 # The environment the VM's init gives the tests (tests/vm/init sources it).
