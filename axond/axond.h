@@ -303,7 +303,7 @@ struct axond_config {
 	uint64_t max_user_mem;		/* ...per uid, all its clients (0: the device's) */
 	/* Host memory pinned for clients (memquota.c; 0: no limit). */
 	uint64_t max_pinned_client, max_pinned_user;
-	uint64_t sim_ctx_mem;		/* sim: what a client's context costs */
+	uint64_t ctx_mem;		/* --ctx-mem: what one context costs, 0: unknown */
 	/* Module images (imagelimits.h, loader.h): bytes of one image,
 	 * bytes one fatbin entry inflates to and its ratio, one client's
 	 * loads queued or running. */
@@ -335,6 +335,10 @@ struct axond {
 	void *kmod_info;	/* the kernel's info page, mapped */
 	size_t kmod_info_size;
 	char sock_path[108];
+	/* What one client context costs on device 0, as the backend
+	 * measured or was told (--ctx-mem); 0: unknown. A worker reports it
+	 * to its supervisor. */
+	uint64_t ctx_cost;
 
 	struct client *clients;	/* list head */
 	unsigned int nclients;

@@ -38,6 +38,10 @@ enum ctl_type {
 	 * (AXON_CLIENT_FD_DELEGATE) and a struct ctl_kclient: serve this
 	 * /dev/axon client through it; @value is the id it is to have. */
 	CTL_KCLIENT,
+	/* worker -> supervisor, before CTL_READY: @value is what one
+	 * context costs on device 0 as its backend measured it (0: not
+	 * known); later workers are given the first worker's figure. */
+	CTL_CTX_COST,
 };
 
 struct ctl_msg {

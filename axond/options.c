@@ -47,8 +47,9 @@ static void usage(FILE *f)
 		"                         transport, refusing socket clients (requires\n"
 		"                         the module; default any)\n"
 		"  --sim-mem=BYTES        sim device memory (default 16G; K/M/G suffixes)\n"
-		"  --sim-ctx-mem=BYTES    sim: device memory a client's context costs\n"
-		"                         (default 0)\n"
+		"  --ctx-mem=BYTES        device memory one CUDA context costs, charged\n"
+		"                         for each client's (cuda: measured at start\n"
+		"                         when not given; sim: the model's, default 0)\n"
 		"  --sim-kernels=PATH     sim: the shared object with the kernels it can run\n"
 		"                         (the tests': build/lib/axon-sim-kernels.so);\n"
 		"                         without it every launch fails, NOT_SUPPORTED\n"
@@ -173,7 +174,7 @@ enum {
 	OPT_MAX_USER_MEM,
 	OPT_MAX_PINNED_CLIENT,
 	OPT_MAX_PINNED_USER,
-	OPT_SIM_CTX_MEM,
+	OPT_CTX_MEM,
 };
 
 /* Long options of module loads (imagelimits.h, loader.h). */
@@ -228,7 +229,7 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 		{ "max-user-mem", required_argument, NULL, OPT_MAX_USER_MEM },
 		{ "max-pinned-per-client", required_argument, NULL, OPT_MAX_PINNED_CLIENT },
 		{ "max-pinned-per-user", required_argument, NULL, OPT_MAX_PINNED_USER },
-		{ "sim-ctx-mem", required_argument, NULL, OPT_SIM_CTX_MEM },
+		{ "ctx-mem", required_argument, NULL, OPT_CTX_MEM },
 		{ "max-image", required_argument, NULL, OPT_MAX_IMAGE },
 		{ "max-inflate", required_argument, NULL, OPT_MAX_INFLATE },
 		{ "max-inflate-ratio", required_argument, NULL, OPT_MAX_INFLATE_RATIO },
@@ -420,8 +421,8 @@ int axond_parse_args(struct axond *d, int argc, char **argv)
 			if (parse_size(optarg, &cfg->max_pinned_user))
 				goto bad;
 			break;
-		case OPT_SIM_CTX_MEM:
-			if (parse_size(optarg, &cfg->sim_ctx_mem))
+		case OPT_CTX_MEM:
+			if (parse_size(optarg, &cfg->ctx_mem))
 				goto bad;
 			break;
 		/* An image passes through the data area (AXON_MAX_DATA_SIZE). */

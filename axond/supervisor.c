@@ -111,8 +111,8 @@ static int spawn(struct axond *d)
 	pid = fork();
 	if (pid == 0) {
 		unsigned int n = argv_len(sv.argv);
-		char **args = calloc(n + 2, sizeof(*args));
-		char arg[32];
+		char **args = calloc(n + 3, sizeof(*args));
+		char arg[32], cost[48];
 		sigset_t none;
 
 		/* The worker's own setup blocks what it reads from its
@@ -124,6 +124,11 @@ static int spawn(struct axond *d)
 		memcpy(args, sv.argv, n * sizeof(*args));
 		snprintf(arg, sizeof(arg), "--worker-ctl=%d", sp[1]);
 		args[n] = arg;
+		if (sv.ctx_cost && !d->cfg.ctx_mem) {
+			snprintf(cost, sizeof(cost), "--ctx-mem=%llu",
+				 (unsigned long long)sv.ctx_cost);
+			args[n + 1] = cost;
+		}
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -165,6 +170,7 @@ static void top_up(struct axond *d)
 
 	while (sv.nstarting + sv.nready < sv.target + sv.nwait &&
 	       sv.nstarting < (sv.nwait ? MAX_STARTING_WAITED : MAX_STARTING) &&
+	       (sv.first_ready || d->cfg.ctx_mem || !sv.nstarting) &&
 	       live < d->cfg.max_clients + sv.target &&
 	       axond_now_ns() >= sv.next_spawn_ns) {
 		int ret = spawn(d);
@@ -592,9 +598,15 @@ void supervisor_ctl_note(struct axond *d, struct wproc *w, const struct ctl_msg 
 		}
 		end_idle();
 	}
+	if (m->type == CTL_CTX_COST && w->state == W_STARTING && !sv.ctx_cost && m->value) {
+		sv.ctx_cost = m->value;
+		log_info("supervisor: a context takes %llu MiB (worker %d); later workers are told",
+			 (unsigned long long)(m->value >> 20), (int)w->pid);
+	}
 	if (m->type == CTL_READY && w->state == W_STARTING) {
 		if (fd >= 0)
 			supervisor_kmod_info(d, fd);
+		sv.first_ready = true;
 		w->state = W_READY;
 		sv.last_ready_ns = axond_now_ns();
 		sv.nstarting--;

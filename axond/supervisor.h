@@ -60,6 +60,13 @@ struct supervisor {
 	unsigned int nquitting;		/* told to end by end_idle, not yet gone */
 	unsigned int target;		/* ready workers to keep */
 	bool target_set;		/* by --context-pool */
+	/* What one context costs on the device, as the first worker
+	 * measured it (CTL_CTX_COST) alone: given to every later worker
+	 * (--ctx-mem), which would count each other's contexts if they
+	 * measured side by side. Until a worker is ready, one starts at a
+	 * time (unless --ctx-mem was given). */
+	uint64_t ctx_cost;
+	bool first_ready;
 	char **argv;
 	struct waiting wait[MAX_WAITING];
 	unsigned int nwait;

@@ -51,6 +51,8 @@ int worker_start(struct axond *d)
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
 	    epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
+	if (ctl_send(fd, CTL_CTX_COST, d->ctx_cost, -1))
+		return -EIO;
 	/* With the info page: a supervisor attached to /dev/axon publishes
 	 * it to the module's clients (supervisor-kmod.c). */
 	return ctl_send(fd, CTL_READY, d->info->device[0].total_mem, d->info_fd);

@@ -155,22 +155,35 @@ static int cuda_init(struct axond *d, char *err, size_t errlen)
 		ret = ctxpool_init(cu.ndev, devs, n, !axond_is_worker(d), err, errlen);
 		if (ret)
 			return ret;
-		/* What a client's context costs the device (stack for every
-		 * resident thread, printf and heap reserves): measured now,
-		 * while nothing else of ours runs there, charged to each
-		 * client that gets one (context and process isolation). */
+		/*
+		 * What a client's context costs the device (stack for every
+		 * resident thread, printf and heap reserves), charged to each
+		 * client that gets one (context and process isolation). Given
+		 * (--ctx-mem), or measured now, which is right only while
+		 * nothing else allocates on the device: true of one daemon at
+		 * its start, and of the first worker of a supervisor, which
+		 * starts it alone and gives its figure to every later worker
+		 * (supervisor.c); workers measuring beside each other counted
+		 * each other's contexts (1032 to 2978 MiB for 524 on the H200).
+		 */
 		for (i = 0; i < cu.ndev; i++) {
 			struct cu_dev *cd = &cu.dev[i];
 			uint64_t g = cd->gran ? cd->gran : 2 << 20, per;
 
 			cu_set_current(cd->ctx);
-			if (!n || !before[i] || vd.cuMemGetInfo(&after, &total) || after >= before[i])
+			if (d->cfg.ctx_mem)
+				per = d->cfg.ctx_mem;
+			else if (!n || !before[i] || vd.cuMemGetInfo(&after, &total) ||
+				 after >= before[i])
 				continue;
-			per = (before[i] - after) / n;
-			cd->ctx_mem = (per + g - 1) / g * g;
-			log_info("cuda: device %d: a context takes %llu MiB", i,
-				 (unsigned long long)(cd->ctx_mem >> 20));
+			else
+				per = (before[i] - after) / n;
+			cd->ctx_mem = per > UINT64_MAX - g ? per : (per + g - 1) / g * g;
+			log_info("cuda: device %d: a context takes %llu MiB (%s)", i,
+				 (unsigned long long)(cd->ctx_mem >> 20),
+				 d->cfg.ctx_mem ? "--ctx-mem" : "measured");
 		}
+		d->ctx_cost = cu.dev[0].ctx_mem;
 		cu_set_current(cu.dev[0].ctx);
 	}
 	return cu_registrar_start(err, errlen);

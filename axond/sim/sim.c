@@ -299,9 +299,12 @@ static void sim_submit(struct axond *d, struct work *w)
 	pthread_mutex_unlock(&sim.lock);
 }
 
+static uint64_t sim_ctx_mem(struct axond *d, struct client *c);
+
 static int sim_init(struct axond *d, char *err, size_t errlen)
 {
 	sim_fill_info(d->info, d->cfg.sim_mem);
+	d->ctx_cost = sim_ctx_mem(d, NULL);
 	if (d->cfg.sim_kernels) {
 		if (sim_kernelset_load(d->cfg.sim_kernels, err, errlen))
 			return -EINVAL;
@@ -358,10 +361,10 @@ static void sim_client_fini(struct axond *d, struct client *c)
 	c->backend_priv = NULL;
 }
 
-/* The model's context: --sim-ctx-mem, in whole granules. */
+/* The model's context: --ctx-mem, in whole granules. */
 static uint64_t sim_ctx_mem(struct axond *d, struct client *c)
 {
-	uint64_t g = d->info->device[0].vmm_granularity, m = d->cfg.sim_ctx_mem;
+	uint64_t g = d->info->device[0].vmm_granularity, m = d->cfg.ctx_mem;
 
 	(void)c;
 	if (!g || m > UINT64_MAX - (g - 1))

@@ -16,7 +16,7 @@
  *   straddle  2 MiB + 256 B from a granule's start is charged 4 MiB
  *   globals   a module's globals are charged the granules they back, and
  *             given back when it is unloaded (needs kernels.cubin)
- *   contexts  (own daemons: --sim-ctx-mem) a client's context is charged
+ *   contexts  (own daemons: --ctx-mem) a client's context is charged
  *             from its welcome, in whole granules, within its limit (one
  *             that does not fit is refused), and given back when it goes
  *   pinned    (own daemon: --data-size=4M --max-pinned-per-client=16M
@@ -322,10 +322,10 @@ END_TEST
 START_TEST(contexts)
 {
 	static const char *const fits[] = {
-		"--sim-ctx-mem=5M", "--max-client-mem=8M", "--mint-credit=0", NULL,
+		"--ctx-mem=5M", "--max-client-mem=8M", "--mint-credit=0", NULL,
 	};
 	static const char *const too_big[] = {
-		"--sim-ctx-mem=7M", "--max-client-mem=6M", "--mint-credit=0", NULL,
+		"--ctx-mem=7M", "--max-client-mem=6M", "--mint-credit=0", NULL,
 	};
 	struct h_daemon own = { 0 };
 	struct axon_ring r;
