@@ -22,6 +22,7 @@ enum work_type {
 	WORK_DTOH,
 	WORK_DTOD,
 	WORK_MEMSET,
+	WORK_COPY_2D,		/* a rectangle of rows (MEMCPY_2D) */
 	WORK_LAUNCH,
 	WORK_EVENT_RECORD,
 	WORK_WAIT_EVENT,
@@ -100,6 +101,20 @@ struct work {
 			uint64_t dst, width, height, pitch;
 			uint32_t value, elem_size;
 		} memset;
+		/*
+		 * MEMCPY_2D: height rows of width bytes, each pitch at least
+		 * width (or height 1). dst and src as the client named them
+		 * (the device sides are addresses in its window); host is the
+		 * host side's first byte in the daemon, a data-area range or a
+		 * shared host region's mapping (ops/copy.c).
+		 */
+		struct {
+			uint64_t dst, src;
+			uint64_t width, height, dst_pitch, src_pitch;
+			unsigned char *host;
+			uint32_t dir;	/* AXON_COPY_2D_* */
+			bool shared;	/* host is a shared region's */
+		} copy2d;
 		struct {
 			struct func *func;
 			uint32_t grid[3], block[3], shared_bytes;

@@ -49,6 +49,7 @@ static bool orders(const struct work *w, bool *sync_only)
 	case WORK_DTOH:
 	case WORK_DTOD:
 	case WORK_MEMSET:
+	case WORK_COPY_2D:
 	case WORK_LAUNCH:
 	case WORK_EVENT_RECORD:
 	case WORK_WAIT_EVENT:

@@ -18,7 +18,7 @@
 SHIM_SRCS += libcuda-shim/procaddr.c
 SHIM_SRCS += libcuda-shim/unimplemented.c
 SHIM_SRCS += libcuda-shim/conn.c libcuda-shim/data.c libcuda-shim/device.c \
-	libcuda-shim/ctx.c libcuda-shim/mem.c libcuda-shim/copy.c \
+	libcuda-shim/ctx.c libcuda-shim/mem.c libcuda-shim/copy.c libcuda-shim/copy2d.c libcuda-shim/memset2d.c \
 	libcuda-shim/stream.c libcuda-shim/event.c libcuda-shim/module.c \
 	libcuda-shim/launch.c libcuda-shim/errors.c
 SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore.c \

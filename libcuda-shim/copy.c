@@ -252,28 +252,33 @@ static CUresult htod_wait_oldest(struct htod_chunk *q, uint64_t *oldest, uint64_
 	return r;
 }
 
-static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
+/* The largest chunk of a staged copy (shim.h: struct shim_stage). */
+uint64_t shim_stage_chunk(bool htod)
 {
-	const unsigned char *p = src;
+	uint64_t c = htod ? chunk_size() : shim_data_max() / (2 * DTOH_DEPTH);
+	uint64_t most = htod ? HTOD_CHUNK : DTOH_CHUNK;
+
+	return c > most ? most : c;
+}
+
+/* A chunk size of at most the staging chunk, a multiple of s->unit. */
+static uint64_t stage_chunk(const struct shim_stage *s, bool htod)
+{
+	uint64_t c = shim_stage_chunk(htod);
+
+	if (s->unit > 1 && s->unit <= c)
+		c -= c % s->unit;
+	return c;
+}
+
+CUresult shim_stage_htod(const struct shim_stage *s)
+{
 	struct htod_chunk q[HTOD_DEPTH];
 	/* Chunks [oldest, oldest + waiting) are sent and waited for later. */
-	uint64_t chunk = chunk_size(), nchunks, k, oldest = 0, waiting = 0, t0;
+	uint64_t chunk = stage_chunk(s, true), len = s->len, nchunks, k, oldest = 0;
+	uint64_t waiting = 0, t0, stream = s->stream;
 	CUresult r = CUDA_SUCCESS;
 
-	if (len && !src)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (shim_capturing()) {
-		bool taken;
-
-		r = capture_copy(AXON_OP_MEMCPY_HTOD, dst, (void *)src, len, stream, &taken);
-		if (taken)
-			return r;
-	}
-	if (len && shim_hostmem_shared(src, len))
-		return shared_copy(AXON_OP_MEMCPY_HTOD, dst, (uint64_t)(uintptr_t)src, len,
-				   stream);
-	if (chunk > HTOD_CHUNK)
-		chunk = HTOD_CHUNK;
 	/* A zero-length copy is still one op: the daemon validates it. */
 	nchunks = len ? (len + chunk - 1) / chunk : 1;
 	shim_lock();
@@ -295,7 +300,7 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 		if (!waiting)
 			off = shim_data_alloc(n ? n : 1, &id);
 		t0 = shim_profiling ? shim_prof_now() : 0;
-		memcpy(shim.ring.data + off, p + at, n);
+		s->pack(s, shim.ring.data + off, at, n);
 		if (t0)
 			shim_prof_stage(true, n, t0);
 		sqe = shim_sqe();
@@ -304,7 +309,7 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 			r = shim_gone_error();
 			break;
 		}
-		axon_prep_memcpy_htod(sqe, stream, dst + at, off, n, 0);
+		s->prep(s, sqe, off, at, n);
 		if (k + HTOD_DEPTH < nchunks) {
 			memset(&c->w, 0, sizeof(c->w));
 			c->w.op = AXON_OP_MEMCPY_HTOD;
@@ -329,23 +334,67 @@ static CUresult htod(uint64_t dst, const void *src, uint64_t len, uint64_t strea
 	return r;
 }
 
+/* A flat copy's chunks: the program's bytes as they are. */
+static void flat_pack(const struct shim_stage *s, unsigned char *buf, uint64_t at, uint64_t n)
+{
+	memcpy(buf, (const unsigned char *)s->host + at, n);
+}
+
+static void flat_unpack(const struct shim_stage *s, const unsigned char *buf, uint64_t at,
+			uint64_t n)
+{
+	copy_out((unsigned char *)s->host + at, buf, n);
+}
+
+static void flat_prep_htod(const struct shim_stage *s, struct axon_sqe *sqe, uint64_t off,
+			   uint64_t at, uint64_t n)
+{
+	axon_prep_memcpy_htod(sqe, s->stream, s->dev + at, off, n, 0);
+}
+
+static void flat_prep_dtoh(const struct shim_stage *s, struct axon_sqe *sqe, uint64_t off,
+			   uint64_t at, uint64_t n)
+{
+	axon_prep_memcpy_dtoh(sqe, s->stream, off, s->dev + at, n, 0);
+}
+
+CUresult shim_copy_htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream)
+{
+	struct shim_stage st = {
+		.len = len, .unit = 1, .stream = stream, .dev = dst, .host = (void *)src,
+		.pack = flat_pack, .prep = flat_prep_htod,
+	};
+	CUresult r;
+
+	if (len && !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (shim_capturing()) {
+		bool taken;
+
+		r = capture_copy(AXON_OP_MEMCPY_HTOD, dst, (void *)src, len, stream, &taken);
+		if (taken)
+			return r;
+	}
+	if (len && shim_hostmem_shared(src, len))
+		return shared_copy(AXON_OP_MEMCPY_HTOD, dst, (uint64_t)(uintptr_t)src, len,
+				   stream);
+	return shim_stage_htod(&st);
+}
+
 /* A staged device-to-host chunk in flight. */
 struct dtoh_chunk {
 	struct shim_waiter w;
 	uint64_t id, off, at, n;
 };
 
-static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64_t stream)
+CUresult shim_stage_dtoh(const struct shim_stage *s)
 {
 	struct dtoh_chunk q[DTOH_DEPTH];
 	/* At most half the area held: other threads' copies go on. */
-	uint64_t issued = 0, chunk = shim_data_max() / (2 * DTOH_DEPTH);
+	uint64_t issued = 0, chunk = stage_chunk(s, false), len = s->len;
 	unsigned int head = 0, busy = 0;
 	bool sent = false;
 	CUresult r = CUDA_SUCCESS;
-
-	if (chunk > DTOH_CHUNK)
-		chunk = DTOH_CHUNK;
 
 	shim_lock();
 	for (;;) {
@@ -375,9 +424,9 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 			}
 			memset(&c->w, 0, sizeof(c->w));
 			c->w.op = AXON_OP_MEMCPY_DTOH;
-			axon_prep_memcpy_dtoh(sqe, stream, c->off, src + issued, n, 0);
+			s->prep(s, sqe, c->off, issued, n);
 			axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)&c->w);
-			shim_stream_next(stream);
+			shim_stream_next(s->stream);
 			c->at = issued;
 			c->n = n;
 			issued += n;
@@ -394,7 +443,7 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
 		else if (!r) {
 			uint64_t t0 = shim_profiling ? shim_prof_now() : 0;
 
-			copy_out(p + c->at, shim.ring.data + c->off, c->n);
+			s->unpack(s, shim.ring.data + c->off, c->at, c->n);
 			if (t0)
 				shim_prof_stage(false, c->n, t0);
 		}
@@ -411,8 +460,12 @@ static CUresult dtoh_staged(unsigned char *p, uint64_t src, uint64_t len, uint64
  * unless async. Into anything else: synchronous, as CUDA is for pageable
  * memory whatever the form.
  */
-static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream, bool async)
+CUresult shim_copy_dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream, bool async)
 {
+	struct shim_stage st = {
+		.len = len, .unit = 1, .stream = stream, .dev = src, .host = dst,
+		.unpack = flat_unpack, .prep = flat_prep_dtoh,
+	};
 	CUresult r;
 
 	if (len && !dst)
@@ -431,14 +484,14 @@ static CUresult dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream, boo
 			return r;
 		r = shim_stream_sync(stream);
 	} else {
-		r = dtoh_staged(dst, src, len, stream);
+		r = shim_stage_dtoh(&st);
 	}
 	/* A blocking copy flushes the device's printf output, as CUDA's. */
 	shim_devout_drain();
 	return r;
 }
 
-static CUresult dtod(uint64_t dst, uint64_t src, uint64_t len, uint64_t stream)
+CUresult shim_copy_dtod(uint64_t dst, uint64_t src, uint64_t len, uint64_t stream)
 {
 	struct axon_sqe *sqe;
 
@@ -469,7 +522,7 @@ SHIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 	CUresult r = sync_stream(&h);
 
 	if (!r)
-		r = htod(dst, src, n, h);
+		r = shim_copy_htod(dst, src, n, h);
 	return r ? r : shim_stream_sync(h);
 }
 
@@ -478,7 +531,7 @@ SHIM_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 	uint64_t h;
 	CUresult r = sync_stream(&h);
 
-	return r ? r : dtoh(dst, src, n, h, false);
+	return r ? r : shim_copy_dtoh(dst, src, n, h, false);
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
@@ -487,7 +540,7 @@ SHIM_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
 	CUresult r = sync_stream(&h);
 
 	if (!r)
-		r = dtod(dst, src, n, h);
+		r = shim_copy_dtod(dst, src, n, h);
 	return r ? r : shim_stream_sync(h);
 }
 
@@ -496,7 +549,7 @@ SHIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);
 
-	return r ? r : htod(dst, src, n, h);
+	return r ? r : shim_copy_htod(dst, src, n, h);
 }
 
 /* Asynchronous into shared pinned memory; a pageable destination is
@@ -506,7 +559,7 @@ SHIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, 
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);
 
-	return r ? r : dtoh(dst, src, n, h, true);
+	return r ? r : shim_copy_dtoh(dst, src, n, h, true);
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
@@ -514,11 +567,11 @@ SHIM_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size
 	uint64_t h;
 	CUresult r = shim_stream(s, &h);
 
-	return r ? r : dtod(dst, src, n, h);
+	return r ? r : shim_copy_dtod(dst, src, n, h);
 }
 
 /* Unified addressing: an address inside our window is device memory. */
-static bool is_device(uint64_t p)
+bool shim_is_device(uint64_t p)
 {
 	return p >= shim.ring.params.va_base &&
 	       p - shim.ring.params.va_base < shim.ring.params.va_size;
@@ -534,12 +587,12 @@ static CUresult memcpy_any(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream 
 	r = shim_stream(s, &h);
 	if (r)
 		return r;
-	if (is_device(dst) && is_device(src))
-		r = dtod(dst, src, n, h);
-	else if (is_device(dst))
-		r = htod(dst, (const void *)(uintptr_t)src, n, h);
-	else if (is_device(src))
-		return dtoh((void *)(uintptr_t)dst, src, n, h, !sync);
+	if (shim_is_device(dst) && shim_is_device(src))
+		r = shim_copy_dtod(dst, src, n, h);
+	else if (shim_is_device(dst))
+		r = shim_copy_htod(dst, (const void *)(uintptr_t)src, n, h);
+	else if (shim_is_device(src))
+		return shim_copy_dtoh((void *)(uintptr_t)dst, src, n, h, !sync);
 	else {
 		memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
 		return CUDA_SUCCESS;

@@ -406,6 +406,43 @@ void shim_devout_drain(void);
 CUresult shim_memset_async(uint64_t dst, uint64_t pitch, uint32_t value, uint32_t elem,
 			   uint64_t width, uint64_t height, CUstream s);
 
+/*
+ * copy.c: the 1D copies on a resolved stream handle, as the cuMemcpy*
+ * forms issue them (no synchronisation here; DtoH into pageable memory
+ * completes before it returns, and into shared pinned memory unless
+ * async); on a capturing stream, a node (copy.c's top).
+ */
+CUresult shim_copy_htod(uint64_t dst, const void *src, uint64_t len, uint64_t stream);
+CUresult shim_copy_dtoh(void *dst, uint64_t src, uint64_t len, uint64_t stream, bool async);
+CUresult shim_copy_dtod(uint64_t dst, uint64_t src, uint64_t len, uint64_t stream);
+/* Unified addressing: whether p lies in the client's device window. */
+bool shim_is_device(uint64_t p);
+
+/*
+ * copy.c: a copy staged through the data area in chunks, pipelined as the
+ * 1D copies are (copy.c's top). len bytes cross, in chunks of at most
+ * shim_stage_chunk() bytes rounded down to a multiple of unit (a row of a
+ * 2D copy: unit must not exceed shim_stage_chunk()). With the lock held,
+ * pack fills the data area at buf with bytes [at, at + n) of the copy
+ * (host to device) or unpack takes them from it (device to host), and prep
+ * writes the SQE that moves them between buf's offset off and the device.
+ * A zero len is one chunk of 0 bytes.
+ */
+struct shim_stage {
+	uint64_t len, unit, stream;
+	uint64_t dev;		/* the caller's: the device side */
+	void *host;		/* the caller's: the host side */
+	uint64_t dev_pitch, host_pitch, width;	/* the caller's (2D) */
+	void (*pack)(const struct shim_stage *s, unsigned char *buf, uint64_t at, uint64_t n);
+	void (*unpack)(const struct shim_stage *s, const unsigned char *buf, uint64_t at,
+		       uint64_t n);
+	void (*prep)(const struct shim_stage *s, struct axon_sqe *sqe, uint64_t off,
+		     uint64_t at, uint64_t n);
+};
+uint64_t shim_stage_chunk(bool htod);
+CUresult shim_stage_htod(const struct shim_stage *s);	/* the last chunks deferred */
+CUresult shim_stage_dtoh(const struct shim_stage *s);	/* complete on return */
+
 /* mem.c: minting (lock held; the synchronous path drops and retakes it) */
 CUresult shim_mint_locked(uint64_t ctx, uint64_t rounded, uint64_t *addr);
 CUresult shim_unmint_locked(uint64_t ctx, uint64_t addr);

@@ -92,6 +92,22 @@ $(IT_DEVOUT_BINS): $(BUILD)/tests/bin/%: $(BUILD)/obj/tests/gpu/%.o $(SHIM_LIB)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
+# 2D and 3D copies: integration-copy2d (copy2d_test.c) drives tests/gpu/
+# drv-copy2d, which gpucheck runs natively and through axon on a GPU.
+IT_COPY2D_TEST := $(BUILD)/tests/integration-copy2d
+$(IT_OBJDIR)/copy2d_test.o: CFLAGS += $(CHECK_CFLAGS)
+$(IT_COPY2D_TEST): $(IT_OBJDIR)/copy2d_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) $(JSON_LIBS) -lm
+$(IT_COPY2D_TEST): | $(BUILD)/bin/axond $(BUILD)/tests/bin/drv-copy2d
+TEST_PROGS += $(IT_COPY2D_TEST)
+# Its own copy, with the rpath of the other clients here.
+$(BUILD)/tests/bin/drv-copy2d: $(BUILD)/obj/tests/gpu/drv-copy2d.o $(SHIM_LIB)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
 ALL_TARGETS += $(IT_CLIENT_PROGS)
 
 .PHONY: integration-progs

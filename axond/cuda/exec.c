@@ -47,6 +47,56 @@ static CUdeviceptr dev_ptr(uint64_t a)
 	return (CUdeviceptr)a;
 }
 
+/*
+ * A rectangle: device sides are addresses in the client's window, the host
+ * side the daemon's mapping of the data area or of a shared region, which
+ * the driver knows as registered host memory.
+ */
+#define COPY_2D_ROWS_MAX	4096	/* the most driver calls a rectangle may cost */
+
+static CUresult copy_2d(const typeof(((struct work *)0)->copy2d) *q, CUstream cs)
+{
+	CUDA_MEMCPY2D p = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = dev_ptr(q->src),
+		.srcPitch = q->src_pitch,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = dev_ptr(q->dst),
+		.dstPitch = q->dst_pitch,
+		.WidthInBytes = q->width, .Height = q->height,
+	};
+	CUresult r;
+	uint64_t k;
+
+	if (q->dir == AXON_COPY_2D_HTOD) {
+		p.srcMemoryType = CU_MEMORYTYPE_HOST;
+		p.srcDevice = 0;
+		p.srcHost = q->host;
+	} else if (q->dir == AXON_COPY_2D_DTOH) {
+		p.dstMemoryType = CU_MEMORYTYPE_HOST;
+		p.dstDevice = 0;
+		p.dstHost = q->host;
+	}
+	r = vd.cuMemcpy2DAsync(&p, cs);
+	if (r != CUDA_ERROR_INVALID_VALUE || q->height > COPY_2D_ROWS_MAX)
+		return r;
+	/* The driver may refuse pitches cuMemAllocPitch would not have
+	 * given (device to device), or above its CU_DEVICE_ATTRIBUTE_MAX_PITCH
+	 * (a raw client's), and has no asynchronous cuMemcpy2DUnaligned:
+	 * row by row then, every row checked by ops/copy.c. */
+	for (k = 0, r = CUDA_SUCCESS; k < q->height && !r; k++) {
+		uint64_t d = q->dst + k * q->dst_pitch, s = q->src + k * q->src_pitch;
+
+		if (q->dir == AXON_COPY_2D_HTOD)
+			r = vd.cuMemcpyHtoDAsync(dev_ptr(d), q->host + k * q->src_pitch,
+						 q->width, cs);
+		else if (q->dir == AXON_COPY_2D_DTOH)
+			r = vd.cuMemcpyDtoHAsync(q->host + k * q->dst_pitch, dev_ptr(s),
+						 q->width, cs);
+		else
+			r = vd.cuMemcpyDtoDAsync(dev_ptr(d), dev_ptr(s), q->width, cs);
+	}
+	return r;
+}
+
 /* Enqueues the work asynchronously on its stream. */
 static CUresult issue(struct work *w, CUstream cs)
 {
@@ -81,6 +131,8 @@ static CUresult issue(struct work *w, CUstream cs)
 		return vd.cuMemsetD2D32Async(m->dst, m->pitch, m->value, m->width,
 					     m->height, cs);
 	}
+	case WORK_COPY_2D:
+		return copy_2d(&w->copy2d, cs);
 	case WORK_LAUNCH: {
 		size_t size = w->launch.args_size;
 
@@ -155,6 +207,7 @@ static bool coalescible(const struct work *w)
 	case WORK_DTOH:
 	case WORK_DTOD:
 	case WORK_MEMSET:
+	case WORK_COPY_2D:
 		return true;
 	case WORK_LAUNCH:
 		return w->launch.func && w->launch.func->module &&

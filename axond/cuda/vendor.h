@@ -29,7 +29,7 @@
 	X(cuEventElapsedTime) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)	\
 	X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD16Async)	\
 	X(cuMemsetD32Async) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)	\
-	X(cuMemsetD2D32Async)						\
+	X(cuMemsetD2D32Async) X(cuMemcpy2DAsync)				\
 	X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxPopCurrent) X(cuCtxPushCurrent)		\
 	X(cuEventSynchronize)						\
 	X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxPotentialClusterSize) \

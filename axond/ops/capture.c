@@ -153,6 +153,23 @@ static void add_node(const struct axond *d, struct graph *g, struct graph_member
 		}
 		g->nhost++;
 		break;
+	case WORK_COPY_2D: {
+		const typeof(w->copy2d) *q = &w->copy2d;
+		/* The spans ops/copy.c checked (height >= 1). */
+		uint64_t dext = q->dst_pitch * (q->height - 1) + q->width;
+		uint64_t sext = q->src_pitch * (q->height - 1) + q->width;
+
+		if (q->dir == AXON_COPY_2D_HTOD)
+			ok = graph_refs_add_range(&g->refs, q->dst, dext) &&
+			     graph_refs_add_host(&g->refs, q->src, sext, q->host);
+		else if (q->dir == AXON_COPY_2D_DTOH)
+			ok = graph_refs_add_host(&g->refs, q->dst, dext, q->host) &&
+			     graph_refs_add_range(&g->refs, q->src, sext);
+		else
+			ok = graph_refs_add_range(&g->refs, q->dst, dext) &&
+			     graph_refs_add_range(&g->refs, q->src, sext);
+		break;
+	}
 	case WORK_MEMSET: {
 		uint64_t row = w->memset.width * w->memset.elem_size;
 
@@ -212,7 +229,7 @@ static void graph_capture_track(struct axond *d, struct work *w)
 	}
 	switch (w->type) {
 	case WORK_ADVANCE: case WORK_HTOD: case WORK_DTOH: case WORK_DTOD:
-	case WORK_MEMSET: case WORK_LAUNCH: case WORK_EVENT_RECORD:
+	case WORK_MEMSET: case WORK_COPY_2D: case WORK_LAUNCH: case WORK_EVENT_RECORD:
 	case WORK_WAIT_EVENT: case WORK_MARKER: case WORK_GRAPH_LAUNCH:
 	case WORK_HOST_NODE:
 		break;
@@ -260,6 +277,12 @@ static void graph_capture_track(struct axond *d, struct work *w)
 	case WORK_HTOD:
 	case WORK_DTOH:
 		if (w->copy.shared)
+			add_node(d, g, m, w);
+		else
+			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+		break;
+	case WORK_COPY_2D:
+		if (w->copy2d.shared || w->copy2d.dir == AXON_COPY_2D_DTOD)
 			add_node(d, g, m, w);
 		else
 			refuse(g, w, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);

@@ -4,7 +4,8 @@
  * data area (pageable host memory is staged there by the shim) or, with
  * AXON_COPY_F_HOSTMEM, a range of one of the client's shared host regions
  * (ops/hostmem.c), read or written in place; the device side must lie
- * inside one live allocation of the client.
+ * inside one live allocation of the client. A 2D copy (MEMCPY_2D) is a
+ * rectangle of rows with a pitch on each side, checked span by span.
  */
 #include <cuda.h>
 #include "ops.h"
@@ -125,5 +126,118 @@ enum op_status op_memset_issue(struct op_ctx *o)
 	w->memset.pitch = m->height > 1 ? m->pitch : row;
 	w->memset.value = m->value;
 	w->memset.elem_size = m->elem_size;
+	return work_submit(o, w);
+}
+
+/*
+ * The bytes a rectangle of height rows of width bytes, pitch apart, spans
+ * from its first byte: 0 when there is nothing to copy, false when a pitch
+ * is below the width or the span does not fit in 64 bits.
+ */
+static bool rect_extent(uint64_t width, uint64_t height, uint64_t pitch, uint64_t *extent)
+{
+	uint64_t rows;
+
+	*extent = 0;
+	if (!width || !height)
+		return true;
+	if (height == 1) {
+		*extent = width;
+		return true;
+	}
+	if (pitch < width)
+		return false;
+	return !__builtin_mul_overflow(pitch, height - 1, &rows) &&
+	       !__builtin_add_overflow(rows, width, extent);
+}
+
+/* A rectangle's host side: a shared region's or a data-area range. */
+static unsigned char *rect_host(struct client *c, uint64_t at, uint64_t extent, bool shared)
+{
+	if (at + extent < at)
+		return NULL;
+	return shared ? hostmem_translate(c, at, extent) : data_range(c, at, extent);
+}
+
+struct memcpy_2d_req {
+	uint64_t bytes;		/* width * height; 0: nothing to copy */
+	unsigned char *host;	/* the host side, resolved */
+};
+
+/*
+ * Every row of both sides is checked by checking the span from the first
+ * byte of the first row to the last byte of the last one: rows lie in
+ * order inside it (pitch >= width), so one live allocation (or the data
+ * area, or one shared region) holding the span holds them all.
+ */
+int32_t op_memcpy_2d_prep(struct op_ctx *o)
+{
+	const typeof(o->sqe->memcpy_2d) *m = &o->sqe->memcpy_2d;
+	struct memcpy_2d_req *r = op_req(o, struct memcpy_2d_req);
+	struct client *c = o->c;
+	uint64_t dext, sext;
+	bool shared = m->host_flags & AXON_COPY_F_HOSTMEM, ok;
+
+	r->bytes = 0;
+	r->host = NULL;
+	if ((m->host_flags & ~AXON_COPY_F_ALL) || m->dir > AXON_COPY_2D_DTOD ||
+	    (m->host_flags && m->dir == AXON_COPY_2D_DTOD) ||
+	    !rect_extent(m->width, m->height, m->dst_pitch, &dext) ||
+	    !rect_extent(m->width, m->height, m->src_pitch, &sext))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* Nothing to copy: done, as the driver's is; no range to check. */
+	if (!dext)
+		return CUDA_SUCCESS;
+	switch (m->dir) {
+	case AXON_COPY_2D_HTOD:
+		r->host = rect_host(c, m->src, sext, shared);
+		ok = r->host && client_range_valid(c, m->dst, dext);
+		break;
+	case AXON_COPY_2D_DTOH:
+		r->host = rect_host(c, m->dst, dext, shared);
+		ok = r->host && client_range_valid(c, m->src, sext);
+		break;
+	default:
+		ok = client_range_valid(c, m->dst, dext) &&
+		     client_range_valid(c, m->src, sext);
+		break;
+	}
+	if (!ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	r->bytes = (uint64_t)m->width * m->height;
+	return CUDA_SUCCESS;
+}
+
+enum op_status op_memcpy_2d_issue(struct op_ctx *o)
+{
+	const typeof(o->sqe->memcpy_2d) *m = &o->sqe->memcpy_2d;
+	const struct memcpy_2d_req *r = op_req(o, struct memcpy_2d_req);
+	struct client *c = o->c;
+	struct work *w;
+
+	if (!r->bytes) {
+		o->res = CUDA_SUCCESS;
+		return OP_COMPLETE;
+	}
+	if (m->dir == AXON_COPY_2D_HTOD)
+		c->stats.bytes_htod += r->bytes;
+	else if (m->dir == AXON_COPY_2D_DTOH)
+		c->stats.bytes_dtoh += r->bytes;
+	w = work_new(o, WORK_COPY_2D);
+	if (!w) {
+		o->res = CUDA_ERROR_OUT_OF_MEMORY;
+		return OP_COMPLETE;
+	}
+	w->copy2d.dst = m->dst;
+	w->copy2d.src = m->src;
+	w->copy2d.width = m->width;
+	w->copy2d.height = m->height;
+	/* One row: the pitches are never used, say the width. */
+	w->copy2d.dst_pitch = m->height > 1 ? m->dst_pitch : m->width;
+	w->copy2d.src_pitch = m->height > 1 ? m->src_pitch : m->width;
+	w->copy2d.host = r->host;
+	w->copy2d.dir = m->dir;
+	/* A stream capture keeps these, not staged ones (ops/capture.c). */
+	w->copy2d.shared = m->host_flags != 0;
 	return work_submit(o, w);
 }

@@ -91,6 +91,9 @@ static bool node_set(struct work *dst, const struct work *src)
 	case WORK_MEMSET:
 		dst->memset = src->memset;
 		break;
+	case WORK_COPY_2D:
+		dst->copy2d = src->copy2d;
+		break;
 	default:
 		dst->launch = src->launch;
 		dst->launch.args = args;
@@ -140,6 +143,7 @@ bool sim_graph_record(struct work *w, int32_t *res)
 	case WORK_DTOH:
 	case WORK_DTOD:
 	case WORK_MEMSET:
+	case WORK_COPY_2D:
 	case WORK_LAUNCH:
 		if (!l || !nodes_append(l, w))
 			*res = CUDA_ERROR_OUT_OF_MEMORY;

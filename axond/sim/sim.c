@@ -149,6 +149,18 @@ static void run_memset(struct client *c, struct work *w)
 	}
 }
 
+/* MEMCPY_2D: one row at a time (ops/copy.c checked every row's place). */
+static void run_copy_2d(struct client *c, struct work *w)
+{
+	const typeof(w->copy2d) *q = &w->copy2d;
+	unsigned char *dst = q->dir == AXON_COPY_2D_DTOH ? q->host : host_ptr(c, q->dst);
+	const unsigned char *src = q->dir == AXON_COPY_2D_HTOD ? q->host : host_ptr(c, q->src);
+	uint64_t row;
+
+	for (row = 0; row < q->height; row++)
+		memmove(dst + row * q->dst_pitch, src + row * q->src_pitch, q->width);
+}
+
 /* Gives the pages of a freed range back to the host (whole pages only). */
 static void run_unmap(struct client *c, struct work *w)
 {
@@ -193,6 +205,9 @@ int32_t sim_execute(struct work *w)
 		return 0;
 	case WORK_MEMSET:
 		run_memset(c, w);
+		return 0;
+	case WORK_COPY_2D:
+		run_copy_2d(c, w);
 		return 0;
 	case WORK_LAUNCH:
 		return run_launch(w);

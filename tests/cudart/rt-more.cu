@@ -5,7 +5,9 @@
  * through cuGetProcAddress: stream priorities and flags, cross-stream
  * event waits, capture queries, __device__ symbols, occupancy, limits and
  * cache preferences, pinned host memory, cudaLaunchKernel, several host
- * threads sharing the device. Built and run like rt-basic (run.c).
+ * threads sharing the device, pitched memory with the 2D and 3D copies and
+ * memsets and peer copies (issue 15: cublasSetMatrix and cuBLAS's batched
+ * routines reach them). Built and run like rt-basic (run.c).
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -151,6 +153,66 @@ static void pinned_and_launch(void)
 	step("pinned memory, cudaLaunchKernel");
 }
 
+/* Pitched memory: cudaMallocPitch, cudaMemset2D[Async], cudaMemcpy2D
+ * every way, cudaMemcpy3D, cudaMemcpyPeer; every byte checked. */
+static void matrices(void)
+{
+	const size_t W = 300, H = 70, hp = 333;
+	static unsigned char src[hp * H], out[hp * H], want[hp * H];
+	unsigned char *d, *d2, *pin;
+	size_t pitch, pitch2, i, y;
+	cudaStream_t s;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (unsigned char)(i * 7 + 3);
+	RT_OK(cudaStreamCreate(&s));
+	RT_OK(cudaMallocPitch((void **)&d, &pitch, W + 8, H + 2));
+	RT_OK(cudaMallocPitch((void **)&d2, &pitch2, W + 8, H + 2));
+	RT_OK(cudaMallocHost((void **)&pin, hp * H));
+	RT_OK(cudaMemset2D(d, pitch, 0x11, W + 8, H + 2));
+	RT_OK(cudaMemset2DAsync(d + pitch, pitch, 0x22, 4, H, s));
+	RT_OK(cudaMemcpy2DAsync(d + pitch + 4, pitch, src, hp, W, H, cudaMemcpyHostToDevice, s));
+	RT_OK(cudaMemcpy2DAsync(d2, pitch2, d + pitch, pitch, W + 4, H, cudaMemcpyDefault, s));
+	RT_OK(cudaMemcpy2DAsync(pin, hp, d2, pitch2, W + 4, H, cudaMemcpyDeviceToHost, s));
+	RT_OK(cudaStreamSynchronize(s));
+	RT_OK(cudaMemcpy2D(out, hp, d + pitch, pitch, W + 4, H, cudaMemcpyDeviceToHost));
+	for (y = 0; y < H; y++)
+		for (i = 0; i < W + 4; i++) {
+			unsigned char v = i < 4 ? 0x22 : src[y * hp + i - 4];
+
+			bad += out[y * hp + i] != v;
+			bad += pin[y * hp + i] != v;
+		}
+	RT_CHECK(bad == 0, "2D copies and memsets: %d wrong", bad);
+	/* 3D: two slices of 5 rows of 40 bytes, the source's slices 9 rows
+	 * apart, into d2 from its row 10; then a peer copy back. */
+	{
+		cudaMemcpy3DParms p = {};
+
+		p.srcPtr = make_cudaPitchedPtr(src, hp, W, 9);
+		p.srcPos = make_cudaPos(2, 1, 1);
+		p.dstPtr = make_cudaPitchedPtr(d2 + 10 * pitch2, pitch2, W, 5);
+		p.extent = make_cudaExtent(40, 5, 2);
+		p.kind = cudaMemcpyHostToDevice;
+		RT_OK(cudaMemcpy3D(&p));
+		RT_OK(cudaMemcpyPeer(d, 0, d2 + 10 * pitch2, 0, 40));
+		RT_OK(cudaMemcpy2D(want, 40, d2 + 10 * pitch2, pitch2, 40, 10, cudaMemcpyDeviceToHost));
+		RT_OK(cudaMemcpy(out, d, 40, cudaMemcpyDeviceToHost));
+		for (y = 0; y < 10; y++)
+			for (i = 0; i < 40; i++)
+				bad += want[y * 40 + i] !=
+				       src[((1 + y / 5) * 9 + 1 + y % 5) * hp + 2 + i];
+		bad += memcmp(out, want, 40) != 0;
+		RT_CHECK(bad == 0, "3D and peer copies: %d wrong", bad);
+	}
+	RT_OK(cudaFreeHost(pin));
+	RT_OK(cudaFree(d));
+	RT_OK(cudaFree(d2));
+	RT_OK(cudaStreamDestroy(s));
+	step("pitched memory, 2D/3D/peer copies");
+}
+
 static void *worker(void *arg)
 {
 	int id = (int)(long)arg, i, bad = 0;
@@ -196,6 +258,7 @@ int main(void)
 	symbols();
 	queries();
 	pinned_and_launch();
+	matrices();
 	threads();
 	RT_OK(cudaGetLastError());
 	rt_check_process();

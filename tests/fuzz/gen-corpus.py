@@ -65,7 +65,7 @@ OPS = ("NOP CTX_CREATE CTX_DESTROY CTX_SYNC MEM_MAP MEM_UNMAP MEM_GET_INFO "
        "GRAPH_LAUNCH GRAPH_DESTROY GRAPH_EXEC_DESTROY GRAPH_EXEC_UPDATE "
        "LAUNCH_EX FUNC_SET_ATTR TENSOR_MAP_ENCODE HOST_FUNC HOSTMEM_REGISTER "
        "HOSTMEM_UNREGISTER MEM_CREATE MEM_RELEASE DEVOUT_READ OCCUPANCY "
-       "PRIVATE_CALL MODULE_FUNCS").split()
+       "PRIVATE_CALL MODULE_FUNCS MEMCPY_2D").split()
 OP = {n: i for i, n in enumerate(OPS)}
 DEFERRED = 1
 
@@ -125,6 +125,13 @@ def memset_words(dst, width, height, pitch, value, elem):
     return (dst, width, height, pitch, u32x2(value, elem))
 
 
+def copy2d_words(dst, src, width, height, dpitch, spitch, direction, flags=0):
+    return (dst, src, u32x2(width, height), u32x2(dpitch, spitch), u32x2(direction, flags))
+
+
+COPY_2D_HTOD, COPY_2D_DTOH, COPY_2D_DTOD = 0, 1, 2
+
+
 def launch_words(func, grid, block, shared, args_off):
     return (func, u32x2(grid[0], grid[1]), u32x2(grid[2], block[0]),
             u32x2(block[1], block[2]), u32x2(shared, args_off))
@@ -151,6 +158,21 @@ def sqe_seeds():
         call("MEMCPY_HTOD", DEFERRED, stream="stream", w=("end1m_256", 0, 256)),
         call("MEMCPY_HTOD", DEFERRED, stream="stream", w=("end1m_256", 0, 257)),
         call("CTX_SYNC", w=("ctx",))]
+    yield "copies-2d", [
+        data(0, bytes(range(56))), data(56, bytes(range(100, 156))),
+        call("MEMCPY_2D", stream="dstream",
+             w=copy2d_words("base", 0, 100, 7, 256, 128, COPY_2D_HTOD)),
+        call("MEMCPY_2D", DEFERRED, stream="stream",
+             w=copy2d_words("base2m", "base", 100, 7, 100, 256, COPY_2D_DTOD)),
+        call("MEMCPY_2D", stream="dstream",
+             w=copy2d_words(4096, "base2m", 100, 7, 300, 100, COPY_2D_DTOH)),
+        call("MEMCPY_2D", stream="dstream",
+             w=copy2d_words("end1m_256", 0, 64, 5, 64, 64, COPY_2D_HTOD)),
+        call("MEMCPY_2D", stream="dstream",
+             w=copy2d_words("base", "base", 16, 0xffffffff, 0xffffffff, 16, COPY_2D_DTOD)),
+        call("MEMCPY_2D", stream="dstream",
+             w=copy2d_words("base", 0, 0, 3, 0, 0, COPY_2D_HTOD)),
+        call("STREAM_SYNC", stream="stream")]
     yield "memsets", [
         call("MEMSET", stream="dstream", w=memset_words("base", 256, 1, 256, 0x41, 1)),
         call("MEMSET", stream="dstream", w=memset_words("base", 16, 4, 1024, 0x4142, 2)),

@@ -9,7 +9,8 @@
  *                which is also what it prints natively on a GPU
  *                (tests/gpu/gpucheck.sh compares the two there).
  *   raw          the daemon's side over a raw ring: a capture of a memset
- *                and a copy replays byte for byte, host copies are refused
+ *                and a copy replays byte for byte, so does a 2D copy
+ *                (MEMCPY_2D); host copies (1D or 2D) are refused
  *                in a capture (its end says INVALIDATED), a graph being
  *                captured cannot be destroyed, an update from another
  *                topology fails with TOPOLOGY_CHANGED, a launch after the
@@ -175,6 +176,15 @@ static int32_t copy(struct raw *x, unsigned int op, uint64_t dst, uint64_t src, 
 	return h_ring_res(&x->r, &sqe, NULL, NULL);
 }
 
+static int32_t rect(struct raw *x, uint32_t dir, uint64_t dst, uint64_t src, uint32_t width,
+		    uint32_t height, uint32_t dpitch, uint32_t spitch)
+{
+	struct axon_sqe sqe = { 0 };
+
+	axon_prep_memcpy_2d(&sqe, x->stream, dst, src, width, height, dpitch, spitch, dir, 0);
+	return h_ring_res(&x->r, &sqe, NULL, NULL);
+}
+
 /* Every byte of [addr, addr + n) is v (read back through the data area). */
 static bool bytes_are(struct raw *x, uint64_t addr, unsigned char v, uint64_t n)
 {
@@ -219,7 +229,7 @@ static uint64_t client_u64(uint64_t id, const char *path)
 START_TEST(test_raw)
 {
 	struct raw x;
-	uint64_t g, g2, g3, ex = 0, res = 0;
+	uint64_t g, g2, g3, ex = 0, ex2 = 0, res = 0;
 
 	raw_open(&x);
 	ck_assert_int_eq(memset8(&x, x.b, 0, RAW_LEN), 0);
@@ -261,6 +271,24 @@ START_TEST(test_raw)
 			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_INSTANTIATE, 0, g3, 0, NULL),
 			 CUDA_ERROR_INVALID_VALUE);
+	/* A 2D copy between device sides is a node that replays; one staged
+	 * in the data area is refused as the 1D ones are. */
+	ck_assert_int_eq(memset8(&x, x.a, 0x44, 4096), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_BEGIN, x.stream, 0, 0, &g3), 0);
+	ck_assert_int_eq(rect(&x, AXON_COPY_2D_DTOD, x.b + 8192, x.a, 64, 8, 128, 256), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_END, x.stream, g3, 0, NULL), 0);
+	ck_assert_int_eq(memset8(&x, x.b + 8192, 0, 1024), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_INSTANTIATE, 0, g3, 0, &ex2), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_LAUNCH, x.stream, ex2, 0, NULL), 0);
+	ck_assert(bytes_are(&x, x.b + 8192 + 128 * 7, 0x44, 64));
+	ck_assert(bytes_are(&x, x.b + 8192 + 128 * 7 + 64, 0, 64));
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_EXEC_DESTROY, 0, ex2, 0, NULL), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_GRAPH_DESTROY, 0, g3, 0, NULL), 0);
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_BEGIN, x.stream, 0, 0, &g3), 0);
+	ck_assert_int_eq(rect(&x, AXON_COPY_2D_HTOD, x.a, 0, 16, 2, 32, 16),
+			 CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_END, x.stream, g3, 0, NULL),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 	/* Beginning twice, ending elsewhere. */
 	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_BEGIN, x.stream, 0, 0, &g3), 0);
 	ck_assert_int_eq(obj(&x, AXON_OP_CAPTURE_BEGIN, x.stream, 0, 0, NULL),

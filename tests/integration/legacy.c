@@ -4,8 +4,8 @@
  * (issue 15: a NULL-stream kernel ran before a blocking stream's kernel):
  *
  *   - work on the legacy stream (NULL, CU_STREAM_LEGACY) waits for the
- *     earlier work of every blocking stream: kernels, copies, memsets,
- *     event records, synchronisation
+ *     earlier work of every blocking stream: kernels, copies (2D too),
+ *     memsets, event records, synchronisation
  *   - work later issued to a blocking stream waits for the legacy stream's
  *     earlier work
  *   - the per-thread default stream (CU_STREAM_PER_THREAD, the _ptsz
@@ -147,6 +147,29 @@ static void test_legacy_waits(CUstream h, CUstream a, CUdeviceptr x, CUdeviceptr
 	expect_host(9.0f, "a legacy-stream copy after a blocking stream's kernel");
 	CK(cuMemcpyDtoH(host, x, N * sizeof(float)));
 	expect_host(0.0f, "a legacy-stream memset after a blocking stream's kernel");
+
+	/* So does a 2D copy (MEMCPY_2D): the first half of each of the
+	 * 64-float rows of x into y. */
+	reset(x, y);
+	gate(a);
+	fill(x, 4.0f, a);
+	{
+		CUDA_MEMCPY2D c = {
+			.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = x, .srcPitch = 256,
+			.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = y, .dstPitch = 256,
+			.WidthInBytes = 128, .Height = N * sizeof(float) / 256,
+		};
+		int i;
+
+		CK(cuMemcpy2DAsync(&c, h));
+		CK(cuMemcpyDtoHAsync(host, y, N * sizeof(float), h));
+		open_gate();
+		CK(cuStreamSynchronize(h));
+		for (i = 0; i < N; i++)
+			if (host[i] != (i % 64 < 32 ? 4.0f : 0.0f))
+				cu_fail("a legacy-stream 2D copy after a blocking stream's "
+					"kernel: %g at %d", host[i], i);
+	}
 
 	printf("  ok    %s waits for a blocking stream\n", name_of(h));
 }

@@ -253,6 +253,14 @@ struct axon_cqe {
 #define AXON_COPY_F_HOSTMEM	(1ULL << 0)	/* host side in a shared region */
 #define AXON_COPY_F_ALL		AXON_COPY_F_HOSTMEM
 
+/* struct axon_sqe: memcpy_2d.dir, which sides of the rectangle are device
+ * addresses; the other one is the host side (memcpy_2d.host_flags). */
+enum axon_copy_2d_dir {
+	AXON_COPY_2D_HTOD,
+	AXON_COPY_2D_DTOH,
+	AXON_COPY_2D_DTOD,
+};
+
 /**
  * struct axon_hostmem_fd - the socket message that hands the daemon the
  * memfd behind a shared host region (unix transport only), with the
