@@ -369,17 +369,20 @@ static CUresult copy_3d(const CUDA_MEMCPY3D *p, CUstream s, bool sync)
 {
 	struct copy_req q;
 
-	/* The driver's rules: no mipmap level, the reserved fields NULL. */
-	if (!p || p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1)
+	/* The reserved fields NULL. A mipmap level means something only for
+	 * an array side (not implemented here): the H200's driver ignores
+	 * srcLOD for linear memory, so it is ignored here too. */
+	if (!p || p->reserved0 || p->reserved1)
 		return CUDA_ERROR_INVALID_VALUE;
 	q = COPY_3D_REQ(p);
 	return copy_run(&q, s, sync);
 }
 
-/* A context a peer copy names: one of the process's live contexts. */
+/* A context a peer copy names: one of the process's live contexts, or
+ * NULL, which the H200's driver takes (as the current context). */
 static CUresult peer_ctx(CUcontext c)
 {
-	return c && shim_ctx_of(c) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	return !c || shim_ctx_of(c) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 static CUresult copy_3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream s, bool sync)
@@ -387,7 +390,7 @@ static CUresult copy_3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream s, bool sync)
 	struct copy_req q;
 	CUresult r;
 
-	if (!p || p->srcLOD || p->dstLOD)
+	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = peer_ctx(p->srcContext);
 	if (!r)
