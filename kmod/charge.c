@@ -5,10 +5,15 @@
  * hierarchical counters, one node per cgroup that has a usage or a limit,
  * keyed by cgroup id.
  *
- * A charge walks from the client's cgroup (captured at open, referenced by
- * the client) to the root; if any node would pass its limit nothing is
- * charged (page_counter's rule) and the charge fails with -EDQUOT. Charges
- * stay with the captured cgroup when the process migrates (memcg's rule).
+ * A charge walks from the client's cgroup of the moment (the opener's
+ * process's cgroup when the charge is made) to the root; if any node would
+ * pass its limit nothing is charged (page_counter's rule) and the charge
+ * fails with -EDQUOT. memcg's rule for a migration: new charges follow the
+ * process, what was charged stays where it was charged and is given back
+ * there. So each client keeps a record per cgroup it holds charges in
+ * (struct axon_charge_rec, at most AXON_CLIENT_CGROUPS of them); an
+ * uncharge, which names no cgroup, takes from the most recently charged
+ * record first.
  * A node holds a cgroup reference only while it has usage, so a removed
  * cgroup lives on (dying) exactly as long as clients charged to it hold
  * charges; a limit alone does not pin a cgroup: the node remembers its id
@@ -24,6 +29,8 @@
 #include <linux/limits.h>
 #include <linux/mutex.h>
 #include <linux/nsproxy.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -50,7 +57,22 @@ struct axon_cg_node {
 	u64 failcnt[AXON_CHARGE_KINDS];
 };
 
-/* Protects axon_cg_nodes, every node, and clients' charged[]. */
+/**
+ * struct axon_charge_rec - what one client holds charged to one cgroup
+ * @link:	on the client's charge_recs, most recently charged first
+ * @cgrp:	the cgroup charged (reference held)
+ * @bytes:	per kind; the record goes when all are zero
+ */
+struct axon_charge_rec {
+	struct list_head link;
+	struct cgroup *cgrp;
+	u64 bytes[AXON_CHARGE_KINDS];
+};
+
+/* Cgroups one client may hold charges in at once (CHARGE: -ENOSPC). */
+#define AXON_CLIENT_CGROUPS	8
+
+/* Protects axon_cg_nodes, every node, and clients' charge fields. */
 static DEFINE_MUTEX(axon_charge_mutex);
 static DEFINE_XARRAY(axon_cg_nodes);
 
@@ -138,26 +160,118 @@ static void axon_node_add(struct axon_cg_node *n, struct cgroup *cgrp,
 	}
 }
 
+/*
+ * The opener's cgroup now, referenced: the client's process may have
+ * moved since it opened. A failed tryget means that cgroup is going away
+ * under a migration; the cgroup at open stands in then, as it does once
+ * the opener is gone (its charges are being given back anyway).
+ */
+static struct cgroup *axon_client_cgroup_now(struct axon_client *c)
+{
+	struct task_struct *task;
+	struct cgroup *cgrp = NULL;
+
+	rcu_read_lock();
+	task = pid_task(c->pid, PIDTYPE_TGID);
+	if (task) {
+		cgrp = task_dfl_cgroup(task);
+		if (!cgroup_tryget(cgrp))
+			cgrp = NULL;
+	}
+	rcu_read_unlock();
+	if (!cgrp) {
+		cgrp = c->cgrp;
+		cgroup_get(cgrp);
+	}
+	return cgrp;
+}
+
+static struct axon_charge_rec *axon_rec_find(struct axon_client *c,
+					     struct cgroup *cgrp)
+{
+	struct axon_charge_rec *rec;
+
+	lockdep_assert_held(&axon_charge_mutex);
+	list_for_each_entry(rec, &c->charge_recs, link)
+		if (rec->cgrp == cgrp)
+			return rec;
+	return NULL;
+}
+
+static bool axon_rec_empty(const struct axon_charge_rec *rec)
+{
+	unsigned int k;
+
+	for (k = 0; k < AXON_CHARGE_KINDS; k++)
+		if (rec->bytes[k])
+			return false;
+	return true;
+}
+
+static void axon_rec_free(struct axon_client *c, struct axon_charge_rec *rec)
+{
+	lockdep_assert_held(&axon_charge_mutex);
+	list_del(&rec->link);
+	c->nr_charge_recs--;
+	cgroup_put(rec->cgrp);
+	kfree(rec);
+}
+
+/* Checks @cgrp and every ancestor for room; 0 or -EDQUOT/-ENOMEM/... */
+static int axon_charge_check(struct cgroup *cgrp, unsigned int kind,
+			     u64 bytes, struct axon_cg_node **limited)
+{
+	struct axon_cg_node *n;
+	struct cgroup *cg;
+
+	for (cg = cgrp; cg; cg = cgroup_parent(cg)) {
+		n = axon_node_get(cgroup_id(cg), true);
+		if (!n)
+			return -ENOMEM;
+		/*
+		 * Every node, limited or not: clients of one cgroup could
+		 * otherwise wrap its usage (and the root's) between them.
+		 */
+		if (n->usage[kind] + bytes < bytes)
+			return -EOVERFLOW;
+		if (n->limit[kind] != AXON_LIMIT_NONE &&
+		    n->usage[kind] + bytes > n->limit[kind]) {
+			n->failcnt[kind]++;
+			*limited = n;
+			return -EDQUOT;
+		}
+	}
+	return 0;
+}
+
 /**
  * axon_charge() - charge a client's cgroup and its ancestors
  * @c:		the client
  * @kind:	AXON_CHARGE_*
  * @bytes:	amount
  *
+ * The cgroup is the one the opener's process is in now.
+ *
  * Return: 0, -EDQUOT (some limit would be passed; its failcnt is bumped
  * and a LIMIT_HIT netlink event names the cgroup), -ENOENT (the client is
  * gone or disconnected), -ENOMEM, -EOVERFLOW (the client's or a cgroup's
- * total would pass 2^64 - 1).
+ * total would pass 2^64 - 1), -ENOSPC (the client already holds charges
+ * in AXON_CLIENT_CGROUPS other cgroups).
  */
 int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 {
-	struct axon_cg_node *n, *limited = NULL;
+	struct axon_charge_rec *rec, *fresh;
+	struct axon_cg_node *limited = NULL;
 	u64 limited_id = 0, usage = 0, limit = 0;
-	struct cgroup *cg;
+	struct cgroup *cgrp, *cg;
 	int ret = 0;
 
 	if (!bytes)
 		return 0;
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	cgrp = axon_client_cgroup_now(c);
 	mutex_lock(&axon_charge_mutex);
 	if (c->charge_closed) {
 		ret = -ENOENT;
@@ -167,28 +281,12 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 		ret = -EOVERFLOW;
 		goto out_unlock;
 	}
-	for (cg = c->cgrp; cg; cg = cgroup_parent(cg)) {
-		n = axon_node_get(cgroup_id(cg), true);
-		if (!n) {
-			ret = -ENOMEM;
-			break;
-		}
-		/*
-		 * Every node, limited or not: clients of one cgroup could
-		 * otherwise wrap its usage (and the root's) between them.
-		 */
-		if (n->usage[kind] + bytes < bytes) {
-			ret = -EOVERFLOW;
-			break;
-		}
-		if (n->limit[kind] != AXON_LIMIT_NONE &&
-		    n->usage[kind] + bytes > n->limit[kind]) {
-			n->failcnt[kind]++;
-			limited = n;
-			ret = -EDQUOT;
-			break;
-		}
+	rec = axon_rec_find(c, cgrp);
+	if (!rec && c->nr_charge_recs >= AXON_CLIENT_CGROUPS) {
+		ret = -ENOSPC;
+		goto out_unlock;
 	}
+	ret = axon_charge_check(cgrp, kind, bytes, &limited);
 	if (ret) {
 		if (limited) {
 			limited_id = limited->id;
@@ -196,33 +294,46 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 			limit = limited->limit[kind];
 		}
 		/* Drop nodes this attempt created and left empty. */
-		for (cg = c->cgrp; cg; cg = cgroup_parent(cg))
+		for (cg = cgrp; cg; cg = cgroup_parent(cg))
 			axon_node_gc(axon_node_get(cgroup_id(cg), false));
 		axon_charge_stat.fails++;
 		goto out_unlock;
 	}
-	for (cg = c->cgrp; cg; cg = cgroup_parent(cg))
+	for (cg = cgrp; cg; cg = cgroup_parent(cg))
 		axon_node_add(axon_node_get(cgroup_id(cg), false), cg, kind,
 			      bytes, true);
+	if (!rec) {
+		rec = fresh;
+		fresh = NULL;
+		cgroup_get(cgrp);
+		rec->cgrp = cgrp;
+		list_add(&rec->link, &c->charge_recs);
+		c->nr_charge_recs++;
+	}
+	rec->bytes[kind] += bytes;
+	list_move(&rec->link, &c->charge_recs);
 	c->charged[kind] += bytes;
 	axon_charge_stat.charges++;
 	axon_charge_stat.charged += bytes;
 out_unlock:
 	mutex_unlock(&axon_charge_mutex);
-	axon_dbg(CHARGE, "client %llu charge %llu kind %u: %d\n", c->id,
-		 bytes, kind, ret);
+	axon_dbg(CHARGE, "client %llu charge %llu kind %u cgroup %llu: %d\n",
+		 c->id, bytes, kind, cgroup_id(cgrp), ret);
+	cgroup_put(cgrp);
+	kfree(fresh);
 	if (ret == -EDQUOT)
 		axon_nl_limit_event(c, limited_id, kind, bytes, usage, limit);
 	return ret;
 }
 
-static void axon_uncharge_locked(struct axon_client *c, unsigned int kind,
-				 u64 bytes)
+/* Takes @bytes off @cgrp and every ancestor (the record holds @cgrp). */
+static void axon_uncharge_path(struct cgroup *cgrp, unsigned int kind,
+			       u64 bytes)
 {
 	struct cgroup *cg;
 
 	lockdep_assert_held(&axon_charge_mutex);
-	for (cg = c->cgrp; cg; cg = cgroup_parent(cg)) {
+	for (cg = cgrp; cg; cg = cgroup_parent(cg)) {
 		struct axon_cg_node *n = axon_node_get(cgroup_id(cg), false);
 
 		if (WARN_ON_ONCE(!n || n->usage[kind] < bytes))
@@ -230,6 +341,30 @@ static void axon_uncharge_locked(struct axon_client *c, unsigned int kind,
 		axon_node_add(n, cg, kind, bytes, false);
 		axon_node_gc(n);
 	}
+}
+
+/* Gives back @bytes of @kind, most recently charged cgroup first. */
+static void axon_uncharge_locked(struct axon_client *c, unsigned int kind,
+				 u64 bytes)
+{
+	struct axon_charge_rec *rec, *tmp;
+	u64 left = bytes;
+
+	lockdep_assert_held(&axon_charge_mutex);
+	list_for_each_entry_safe(rec, tmp, &c->charge_recs, link) {
+		u64 take = min(left, rec->bytes[kind]);
+
+		if (!take)
+			continue;
+		axon_uncharge_path(rec->cgrp, kind, take);
+		rec->bytes[kind] -= take;
+		left -= take;
+		if (axon_rec_empty(rec))
+			axon_rec_free(c, rec);
+		if (!left)
+			break;
+	}
+	WARN_ON_ONCE(left);
 	c->charged[kind] -= bytes;
 	axon_charge_stat.uncharges++;
 	axon_charge_stat.charged -= bytes;

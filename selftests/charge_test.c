@@ -3,7 +3,8 @@
  * Charges and limits through a 3-level cgroup v2 hierarchy
  * (/axt, /axt/a, /axt/a/b): a client opened in b is charged to b, a and
  * axt; a limit on a refuses with EDQUOT; moving the process does not move
- * its charges; removing the cgroup keeps the counters consistent until the
+ * what it charged, but its new charges go to the cgroup it moved to (memcg's
+ * rule); removing the cgroup keeps the counters consistent until the
  * client goes; everything returns to zero. Limits are set through netlink
  * by the netlink selftest; here the /proc view and ioctls are checked, with
  * limits set through a tiny raw genetlink helper.
@@ -296,6 +297,72 @@ TEST_F(cg, hierarchy)
 	EXPECT_EQ(0, cg_usage("/axt"));
 	EXPECT_EQ(-1, cg_usage("/axt/a"));
 	EXPECT_EQ(-1, cg_usage("/axt/a/c"));
+	tdaemon_loop(&self->d, 100);
+}
+
+/*
+ * memcg's rule for a migration: what the client charged in b stays in b
+ * and goes back there; new charges go where its process is now (d), and
+ * an uncharge takes from the most recent cgroup first. At most 8 cgroups
+ * hold one client's charges at once.
+ */
+TEST_F(cg, migration)
+{
+	struct axon_event ev;
+	char path[64];
+	uint64_t id;
+	pid_t pid;
+	int i;
+
+	pid = client_in("/axt/a/b");
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id = ev.client_id;
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, true));
+	ASSERT_EQ(0, cg_move("/axt/d", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 300, true));
+	/* main: 1300 in b, nothing in d */
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	EXPECT_EQ(300, cg_usage("/axt/d"));
+	EXPECT_EQ(1000, cg_usage("/axt/a"));
+	EXPECT_EQ(1300, cg_usage("/axt"));
+	/* the limit of where it is now applies */
+	ASSERT_EQ(0, set_limit("/axt/d", 400));
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id, 101, true));
+	ASSERT_EQ(0, set_limit("/axt/d", AXON_LIMIT_NONE));
+	/* uncharges: d first, then b */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 200, false));
+	EXPECT_EQ(100, cg_usage("/axt/d"));
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 500, false));
+	EXPECT_EQ(-1, cg_usage("/axt/d"));
+	EXPECT_EQ(600, cg_usage("/axt/a/b"));
+	EXPECT_EQ(600, cg_usage("/axt"));
+
+	/* b holds a charge; 7 more cgroups can, the 8th more cannot */
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), CG "/axt/d/m%d", i);
+		ASSERT_EQ(0, mkdir(path, 0755));
+		ASSERT_EQ(0, cg_move(path + strlen(CG), pid));
+		EXPECT_EQ(i < 7 ? 0 : -ENOSPC, tdaemon_charge(&self->d, id, 1, true));
+	}
+	/* a cgroup it already holds charges in is fine */
+	ASSERT_EQ(0, cg_move("/axt/d/m0", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1, true));
+	EXPECT_EQ(2, cg_usage("/axt/d/m0"));
+	EXPECT_EQ(608, cg_usage("/axt"));
+
+	/* the client dies: each cgroup gets its own back */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(-1, cg_usage("/axt"));
+	EXPECT_EQ(-1, cg_usage("/axt/a/b"));
+	EXPECT_EQ(-1, cg_usage("/axt/d/m0"));
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), CG "/axt/d/m%d", i);
+		EXPECT_EQ(0, rmdir(path));
+	}
 	tdaemon_loop(&self->d, 100);
 }
 

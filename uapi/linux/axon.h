@@ -297,11 +297,13 @@ struct axon_enter {
  * @kind:	AXON_CHARGE_*
  * @resv:	must be zero
  *
- * CHARGE adds @bytes to the client's cgroup (the one it was in when it
- * opened /dev/axon) and to every ancestor; if any of them would pass its
- * limit nothing is charged and the ioctl fails with -EDQUOT. UNCHARGE gives
- * back at most what the client holds (-EINVAL otherwise). Unknown or gone
- * client: -ENOENT.
+ * CHARGE adds @bytes to the client's cgroup (the one its process is in now:
+ * what it charged before a migration stays where it was charged) and to
+ * every ancestor; if any of them would pass its limit nothing is charged
+ * and the ioctl fails with -EDQUOT; -ENOSPC if the client already holds
+ * charges in 8 other cgroups. UNCHARGE gives back at most what the client
+ * holds (-EINVAL otherwise), from the cgroup charged most recently first.
+ * Unknown or gone client: -ENOENT.
  */
 struct axon_charge {
 	__u64 client_id;
