@@ -14,11 +14,21 @@
  * (struct axon_charge_rec, at most AXON_CLIENT_CGROUPS of them); an
  * uncharge, which names no cgroup, takes from the most recently charged
  * record first.
- * A node holds a cgroup reference only while it has usage, so a removed
- * cgroup lives on (dying) exactly as long as clients charged to it hold
- * charges; a limit alone does not pin a cgroup: the node remembers its id
- * and is dropped once that id no longer resolves (lazily, when the nodes
- * are listed) or the limit is removed.
+ * A node holds a cgroup reference only while it has usage. A removed
+ * (dying) cgroup's charges move to its nearest live ancestor, as memcg
+ * reparents (axon_rec_reparent()): there is no offline hook for a module,
+ * so this happens when the client next charges or uncharges and whenever
+ * the table is read or a limit set, and nothing is charged to a dying
+ * cgroup in between (a dying charge target gives way to its live ancestor
+ * too). A limit alone does not pin a cgroup: the node remembers its id and
+ * is dropped once that id no longer resolves (lazily, when the nodes are
+ * listed) or the limit is removed.
+ *
+ * A dmem backend (6.14+) would replace the nodes, not the records: the
+ * records say what each client holds in which cgroup, the nodes are only
+ * the counters and limits (axon_charge_check(), axon_uncharge_path(),
+ * axon_rec_reparent()'s walk), which dmem keeps per pool itself and
+ * reparents at offline on its own.
  *
  * One mutex protects the tree and every client's charged[] (GPU memory
  * allocation is not a hot path). cgroup_mutex (cgroup_path_ns) nests
@@ -47,10 +57,13 @@
  * @limit:	bytes allowed (AXON_LIMIT_NONE: no limit), per kind
  * @peak:	highest @usage seen, per kind
  * @failcnt:	charges refused here, per kind
+ * @recs:	the client records charged to this very cgroup
+ *		(axon_charge_rec.node_link)
  */
 struct axon_cg_node {
 	u64 id;
 	struct cgroup *cgrp;
+	struct list_head recs;
 	u64 usage[AXON_CHARGE_KINDS];
 	u64 limit[AXON_CHARGE_KINDS];
 	u64 peak[AXON_CHARGE_KINDS];
@@ -60,12 +73,18 @@ struct axon_cg_node {
 /**
  * struct axon_charge_rec - what one client holds charged to one cgroup
  * @link:	on the client's charge_recs, most recently charged first
+ * @node_link:	on @node's recs
+ * @client:	the client
  * @cgrp:	the cgroup charged (reference held)
+ * @node:	its node (which has usage, so lives, while the record does)
  * @bytes:	per kind; the record goes when all are zero
  */
 struct axon_charge_rec {
 	struct list_head link;
+	struct list_head node_link;
+	struct axon_client *client;
 	struct cgroup *cgrp;
+	struct axon_cg_node *node;
 	u64 bytes[AXON_CHARGE_KINDS];
 };
 
@@ -131,6 +150,7 @@ static struct axon_cg_node *axon_node_get(u64 id, bool create)
 	if (!n)
 		return NULL;
 	n->id = id;
+	INIT_LIST_HEAD(&n->recs);
 	for (k = 0; k < AXON_CHARGE_KINDS; k++)
 		n->limit[k] = AXON_LIMIT_NONE;
 	if (xa_insert(&axon_cg_nodes, id, n, GFP_KERNEL)) {
@@ -211,10 +231,117 @@ static bool axon_rec_empty(const struct axon_charge_rec *rec)
 static void axon_rec_free(struct axon_client *c, struct axon_charge_rec *rec)
 {
 	lockdep_assert_held(&axon_charge_mutex);
+	list_del(&rec->node_link);
 	list_del(&rec->link);
 	c->nr_charge_recs--;
 	cgroup_put(rec->cgrp);
 	kfree(rec);
+}
+
+static bool axon_cgroup_dying(struct cgroup *cgrp)
+{
+	return css_is_dying(&cgrp->self);
+}
+
+/* The nearest live cgroup from @cgrp up (the root never dies); no ref. */
+static struct cgroup *axon_live_ancestor(struct cgroup *cgrp)
+{
+	while (axon_cgroup_dying(cgrp) && cgroup_parent(cgrp))
+		cgrp = cgroup_parent(cgrp);
+	return cgrp;
+}
+
+/* @cgrp (a reference) or, if it is dying, its nearest live ancestor. */
+static struct cgroup *axon_cgroup_live(struct cgroup *cgrp)
+{
+	struct cgroup *live = axon_live_ancestor(cgrp);
+
+	if (live != cgrp) {
+		cgroup_get(live);
+		cgroup_put(cgrp);
+	}
+	return live;
+}
+
+/*
+ * A record of a removed (dying) cgroup moves to the nearest live ancestor,
+ * as memcg reparents: the ancestors' usage already holds its bytes, so only
+ * the dying nodes between lose them (and go once empty, dropping their
+ * cgroup reference); the record is merged into the client's record of the
+ * ancestor if it has one. Limits of the ancestors keep applying, and later
+ * uncharges go to the ancestor.
+ */
+static void axon_rec_reparent(struct axon_charge_rec *rec)
+{
+	struct cgroup *old = rec->cgrp, *live = axon_live_ancestor(old), *cg;
+	struct axon_client *c = rec->client;
+	struct axon_charge_rec *into;
+	unsigned int k;
+
+	lockdep_assert_held(&axon_charge_mutex);
+	if (live == old)
+		return;
+	list_del_init(&rec->node_link);
+	/* @old is referenced by the record and pins its ancestors */
+	for (cg = old; cg != live; cg = cgroup_parent(cg)) {
+		struct axon_cg_node *n = axon_node_get(cgroup_id(cg), false);
+
+		if (WARN_ON_ONCE(!n))
+			continue;
+		for (k = 0; k < AXON_CHARGE_KINDS; k++) {
+			if (!rec->bytes[k])
+				continue;
+			if (WARN_ON_ONCE(n->usage[k] < rec->bytes[k]))
+				continue;
+			axon_node_add(n, cg, k, rec->bytes[k], false);
+		}
+		/* a limit on a removed cgroup means nothing any more */
+		for (k = 0; k < AXON_CHARGE_KINDS; k++)
+			n->limit[k] = AXON_LIMIT_NONE;
+		axon_node_gc(n);
+	}
+	into = axon_rec_find(c, live);
+	if (into) {
+		for (k = 0; k < AXON_CHARGE_KINDS; k++)
+			into->bytes[k] += rec->bytes[k];
+		list_del(&rec->link);
+		c->nr_charge_recs--;
+		kfree(rec);
+	} else {
+		cgroup_get(live);
+		rec->cgrp = live;
+		rec->node = axon_node_get(cgroup_id(live), false);
+		list_add(&rec->node_link, &rec->node->recs);
+	}
+	axon_dbg(CHARGE, "client %llu charges of cgroup %llu to %llu\n",
+		 c->id, cgroup_id(old), cgroup_id(live));
+	cgroup_put(old);
+}
+
+/* Moves the client's records of dying cgroups to live ancestors. */
+static void axon_client_reparent(struct axon_client *c)
+{
+	struct axon_charge_rec *rec, *tmp;
+
+	list_for_each_entry_safe(rec, tmp, &c->charge_recs, link)
+		axon_rec_reparent(rec);
+}
+
+/* Every dying node's records, when the table is read or changed. */
+static void axon_reparent_all(void)
+{
+	struct axon_cg_node *n;
+	unsigned long idx;
+
+	lockdep_assert_held(&axon_charge_mutex);
+	xa_for_each(&axon_cg_nodes, idx, n) {
+		/* a move may free the node: look it up again each time */
+		while ((n = xa_load(&axon_cg_nodes, idx)) && n->cgrp &&
+		       axon_cgroup_dying(n->cgrp) && !list_empty(&n->recs))
+			axon_rec_reparent(list_first_entry(&n->recs,
+							   struct axon_charge_rec,
+							   node_link));
+	}
 }
 
 /* Checks @cgrp and every ancestor for room; 0 or -EDQUOT/-ENOMEM/... */
@@ -281,6 +408,8 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 		ret = -EOVERFLOW;
 		goto out_unlock;
 	}
+	axon_client_reparent(c);
+	cgrp = axon_cgroup_live(cgrp);
 	rec = axon_rec_find(c, cgrp);
 	if (!rec && c->nr_charge_recs >= AXON_CLIENT_CGROUPS) {
 		ret = -ENOSPC;
@@ -306,7 +435,10 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 		rec = fresh;
 		fresh = NULL;
 		cgroup_get(cgrp);
+		rec->client = c;
 		rec->cgrp = cgrp;
+		rec->node = axon_node_get(cgroup_id(cgrp), false);
+		list_add(&rec->node_link, &rec->node->recs);
 		list_add(&rec->link, &c->charge_recs);
 		c->nr_charge_recs++;
 	}
@@ -349,6 +481,7 @@ static void axon_uncharge_locked(struct axon_client *c, unsigned int kind,
 {
 	struct axon_charge_rec *rec, *tmp;
 	u64 left = bytes;
+	bool empty;
 
 	lockdep_assert_held(&axon_charge_mutex);
 	list_for_each_entry_safe(rec, tmp, &c->charge_recs, link) {
@@ -356,10 +489,14 @@ static void axon_uncharge_locked(struct axon_client *c, unsigned int kind,
 
 		if (!take)
 			continue;
-		axon_uncharge_path(rec->cgrp, kind, take);
 		rec->bytes[kind] -= take;
 		left -= take;
-		if (axon_rec_empty(rec))
+		empty = axon_rec_empty(rec);
+		/* off the node first: its last usage may free it */
+		if (empty)
+			list_del_init(&rec->node_link);
+		axon_uncharge_path(rec->cgrp, kind, take);
+		if (empty)
 			axon_rec_free(c, rec);
 		if (!left)
 			break;
@@ -386,12 +523,14 @@ int axon_uncharge(struct axon_client *c, unsigned int kind, u64 bytes)
 	if (!bytes)
 		return 0;
 	mutex_lock(&axon_charge_mutex);
-	if (c->charge_closed)
+	if (c->charge_closed) {
 		ret = -ENOENT;
-	else if (bytes > c->charged[kind])
+	} else if (bytes > c->charged[kind]) {
 		ret = -EINVAL;
-	else
+	} else {
+		axon_client_reparent(c);
 		axon_uncharge_locked(c, kind, bytes);
+	}
 	mutex_unlock(&axon_charge_mutex);
 	return ret;
 }
@@ -441,6 +580,7 @@ int axon_limit_set(struct cgroup *cgrp, unsigned int kind, u64 limit)
 	int ret = 0;
 
 	mutex_lock(&axon_charge_mutex);
+	axon_reparent_all();
 	n = axon_node_get(cgroup_id(cgrp), limit != AXON_LIMIT_NONE);
 	if (n) {
 		n->limit[kind] = limit;
@@ -492,6 +632,7 @@ int axon_limit_get(struct cgroup *cgrp, unsigned int kind,
 	if (!buf)
 		return -ENOMEM;
 	mutex_lock(&axon_charge_mutex);
+	axon_reparent_all();
 	ret = axon_node_report(axon_node_get(cgroup_id(cgrp), false), cgrp,
 			       kind, buf, fn, arg);
 	mutex_unlock(&axon_charge_mutex);
@@ -533,6 +674,7 @@ int axon_charge_walk(unsigned long *cursor, const struct axon_viewer *viewer,
 	if (!buf)
 		return -ENOMEM;
 	mutex_lock(&axon_charge_mutex);
+	axon_reparent_all();
 	xa_for_each_start(&axon_cg_nodes, idx, n, *cursor) {
 		struct cgroup *cgrp = n->cgrp;
 		bool ref = false;

@@ -366,6 +366,75 @@ TEST_F(cg, migration)
 	tdaemon_loop(&self->d, 100);
 }
 
+/* nr_dying_descendants in @cg's cgroup.stat, -1 if unreadable. */
+static int cg_dying(const char *cg)
+{
+	char path[256], buf[512], *p;
+
+	snprintf(path, sizeof(path), CG "%s/cgroup.stat", cg);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "nr_dying_descendants ");
+	return p ? atoi(p + 21) : -1;
+}
+
+/*
+ * A cgroup removed while a client holds a charge there: as memcg
+ * reparents, the charge moves to the nearest live ancestor, whose limits
+ * keep applying and to which it is given back; the removed cgroup leaves
+ * the table and is no longer pinned (it can be freed). The client opened
+ * in d, so only its charge holds b.
+ */
+TEST_F(cg, rmdir_reparents)
+{
+	struct axon_event ev;
+	uint64_t id, id2, b;
+	pid_t pid, pid2;
+	char buf[64];
+	int i;
+
+	pid = client_in("/axt/d");
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id = ev.client_id;
+	ASSERT_EQ(0, cg_move("/axt/a/b", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, true));
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	ASSERT_EQ(0, cg_move("/axt/d", pid));
+	b = cg_id("/axt/a/b");
+	ASSERT_EQ(0, rmdir(CG "/axt/a/b"));
+
+	/* main: b stays in the table with 1000, pinned and dying */
+	EXPECT_EQ(-ENOENT, proc_field("cgroups", b, "id", "usage", buf, sizeof(buf)));
+	EXPECT_EQ(1000, cg_usage("/axt/a"));
+	EXPECT_EQ(1000, cg_usage("/axt"));
+	for (i = 0; i < 200 && cg_dying("/axt/a") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, cg_dying("/axt/a"));
+
+	/* a's limit counts the moved charge */
+	ASSERT_EQ(0, set_limit("/axt/a", 1500));
+	pid2 = client_in("/axt/a/c");
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id2 = ev.client_id;
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id2, 600, true));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id2, 500, true));
+	/* and it is given back to a */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, false));
+	EXPECT_EQ(500, cg_usage("/axt/a"));
+	EXPECT_EQ(500, cg_usage("/axt"));
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	kill(pid2, SIGKILL);
+	waitpid(pid2, NULL, 0);
+	EXPECT_EQ(0, cg_usage("/axt/a"));
+	EXPECT_EQ(-1, cg_usage("/axt"));
+	tdaemon_loop(&self->d, 100);
+}
+
 /* A limit on a cgroup that is then removed disappears from the table. */
 TEST_F(cg, limit_on_removed_cgroup)
 {
