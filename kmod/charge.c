@@ -565,6 +565,30 @@ u64 axon_charge_client_total(struct axon_client *c)
 }
 
 /**
+ * axon_charge_cgroup_ok() - may a client be set up on this system
+ *
+ * The counters are keyed by cgroup v2 and the ring pages charged to the
+ * memcg: with the memory controller on a v1 hierarchy (a v1 system, or
+ * systemd's hybrid mode) the cgroups limits are set on are not the ones
+ * the processes are managed by, and every client would be charged to the
+ * v2 root (legacy mode) or to cgroups no limit is kept on. So SETUP is
+ * refused there rather than charging silently.
+ *
+ * Return: 0, or -EOPNOTSUPP (with a rate-limited line in the log).
+ */
+int axon_charge_cgroup_ok(void)
+{
+#ifdef CONFIG_MEMCG
+	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys)) {
+		pr_warn_ratelimited("axon: SETUP refused for %s[%d]: the memory controller is on a cgroup v1 hierarchy; axon's accounting needs cgroup v2 (unified)\n",
+				    current->comm, task_tgid_nr(current));
+		return -EOPNOTSUPP;
+	}
+#endif
+	return 0;
+}
+
+/**
  * axon_limit_set() - set or remove a cgroup's limit
  * @cgrp:	the cgroup (caller's reference)
  * @kind:	AXON_CHARGE_*

@@ -19,6 +19,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -465,6 +466,65 @@ TEST_F(cg, daemon_death_uncharges)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, tdaemon_attach(&self->d));
+}
+
+#define V1	"/tmp/axv1"
+
+/* 1 if /dev/kmsg has, from @fd's position, a line containing @what. */
+static int kmsg_has(int fd, const char *what)
+{
+	char rec[1024];
+	ssize_t n;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0) {
+		rec[n] = 0;
+		if (strstr(rec, what))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * cgroup v2 is required: with the memory controller on a v1 hierarchy
+ * SETUP fails with EOPNOTSUPP and says why in the log, instead of charging
+ * everything to the v2 root; once memory is back on v2 it works again.
+ */
+TEST(v1_memory_refused)
+{
+	pid_t d = fake_daemon_spawn(true);
+	struct tclient c;
+	int kmsg, i, ret;
+
+	ASSERT_GT(d, 0);
+	/* memory must be in use nowhere on v2 to be bound to v1 */
+	write_file(CG "/cgroup.subtree_control", "-memory");
+	mkdir(V1, 0755);
+	if (mount("cgroup", V1, "cgroup", 0, "memory")) {
+		fake_daemon_kill(d);
+		SKIP(return, "cannot mount a v1 memory hierarchy: %s", strerror(errno));
+	}
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(kmsg, 0);
+	lseek(kmsg, 0, SEEK_END);
+	ASSERT_EQ(0, tclient_open(&c));
+	/* main: 0, charged to the v2 root */
+	EXPECT_EQ(-EOPNOTSUPP, tclient_setup(&c, 4, 4096));
+	EXPECT_TRUE(kmsg_has(kmsg, "needs cgroup v2"));
+	tclient_close(&c);
+	close(kmsg);
+	ASSERT_EQ(0, umount(V1));
+	rmdir(V1);
+	/* the v1 root goes asynchronously, and memory back to v2 with it */
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, tclient_open(&c));
+		ret = tclient_setup(&c, 4, 4096);
+		tclient_close(&c);
+		if (ret != -EOPNOTSUPP)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(0, ret);
+	fake_daemon_kill(d);
 }
 
 TEST_HARNESS_MAIN
