@@ -124,7 +124,8 @@ extern unsigned int axon_dbg_mask;
  *		freed with the client
  * @pid:	the opener's thread group
  * @cred:	the opener's credentials at open (as file->f_cred)
- * @cgrp:	the opener's cgroup v2 (reference held): charges go there
+ * @cgrp:	the opener's cgroup v2 at open (reference held): identity,
+ *		visibility; charges go to the opener's cgroup of the moment
  * @mm:		the opener's mm (mmgrab): only that process may use the fd
  * @amm:	the mm notifier of @mm (client.c), shared by the clients of
  *		that mm: its release (the opener's exit or exec) ends them
@@ -140,7 +141,10 @@ extern unsigned int axon_dbg_mask;
  * @comm:	the opener's command name
  * @start_boottime: the opener's process start, ns since boot
  * @enters:	AXON_IOC_ENTER calls
- * @charged:	bytes charged per kind; under the charge mutex
+ * @charged:	bytes charged per kind, all cgroups; under the charge mutex
+ * @charge_recs: what is charged to which cgroup (charge.c), most recently
+ *		charged first; under the charge mutex
+ * @nr_charge_recs: entries on @charge_recs, at most AXON_CLIENT_CGROUPS
  * @charge_closed: no more charges (client gone or disconnected); under the
  *		charge mutex
  * @delegate:	its live delegate, which gets its DOORBELL events, or NULL;
@@ -176,6 +180,8 @@ struct axon_client {
 
 	atomic64_t enters;
 	u64 charged[AXON_CHARGE_KINDS];
+	struct list_head charge_recs;
+	unsigned int nr_charge_recs;
 	bool charge_closed;
 
 	struct axon_delegate *delegate;

@@ -35,6 +35,7 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes);
 int axon_uncharge(struct axon_client *c, unsigned int kind, u64 bytes);
 void axon_charge_client_close(struct axon_client *c, bool final);
 u64 axon_charge_client_total(struct axon_client *c);
+int axon_charge_cgroup_ok(void);
 int axon_limit_set(struct cgroup *cgrp, unsigned int kind, u64 limit);
 int axon_limit_get(struct cgroup *cgrp, unsigned int kind,
 		   axon_cg_walk_fn fn, void *arg);

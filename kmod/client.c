@@ -259,6 +259,7 @@ struct axon_client *axon_client_create(void)
 	kref_init(&c->ref);
 	mutex_init(&c->setup_mutex);
 	INIT_LIST_HEAD(&c->ev_node);
+	INIT_LIST_HEAD(&c->charge_recs);
 	init_waitqueue_head(&c->wq);
 	c->state = AXON_KSTATE_NEW;
 	c->pid = get_task_pid(current, PIDTYPE_TGID);
@@ -501,7 +502,7 @@ static bool axon_params_only_sizes(const struct axon_params *p)
  * (the daemon went away meanwhile); the daemon's error; -EINVAL (bad
  * sizes, a non-zero output or reserved field), -EDQUOT (the user's
  * max_user_region_bytes), -ENOMEM, -EBUSY (already set up), -EPERM (not
- * the opener's process).
+ * the opener's process), -EOPNOTSUPP (no cgroup v2 in use).
  */
 long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 {
@@ -548,6 +549,9 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		ret = -ECONNREFUSED;
 		goto out_unlock;
 	}
+	ret = axon_charge_cgroup_ok();
+	if (ret)
+		goto out_unlock;
 	ret = axon_user_charge_region(c->user, geo.region_size, c->limited);
 	if (ret)
 		goto out_unlock;

@@ -2,7 +2,8 @@
 /*
  * Generic netlink family "axon" (init_net only). New family, so
  * resv_start_op is 0: every command validates strictly and accepts only
- * the attributes of its own policy. Setting limits needs CAP_NET_ADMIN;
+ * the attributes of its own policy. Setting limits needs CAP_NET_ADMIN, or
+ * cgroup v2 delegation (axon_nl_delegated());
  * joining the "events" group too (the events name every tenant's pids,
  * uids, cgroups): GENL_MCAST_CAP_NET_ADMIN, in 6.7 and backported to the
  * stable kernels (Debian's 6.1 has it). A kernel without it has no other
@@ -20,6 +21,10 @@
 #include <linux/nsproxy.h>
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -62,6 +67,7 @@ static const struct nla_policy axon_limit_policy[AXON_A_MAX + 1] = {
 	[AXON_A_CGROUP_PATH]	= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
 	[AXON_A_KIND]		= NLA_POLICY_MAX(NLA_U32, AXON_CHARGE_KINDS - 1),
 	[AXON_A_LIMIT]		= { .type = NLA_U64 },
+	[AXON_A_CGROUP_FD]	= { .type = NLA_U32 },
 };
 
 /*
@@ -224,37 +230,108 @@ static int axon_nl_dump_clients(struct sk_buff *skb,
 	return skb->len;
 }
 
-/* The cgroup named by CGROUP_PATH or CGROUP_ID (exactly one), referenced. */
+/*
+ * The cgroup v2 directory open as the sender's @fd (the request runs in
+ * the sender's context), referenced; @fdp gets the file (a reference).
+ * A cgroup's id is its directory's inode number.
+ */
+static struct cgroup *axon_nl_cgroup_fd(u32 fd, struct file **fdp)
+{
+	struct file *f = fget(fd);
+	struct cgroup *cgrp;
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	if (file_inode(f)->i_sb->s_magic != CGROUP2_SUPER_MAGIC ||
+	    !S_ISDIR(file_inode(f)->i_mode)) {
+		fput(f);
+		return ERR_PTR(-EBADF);
+	}
+	cgrp = cgroup_get_from_id(file_inode(f)->i_ino);
+	if (IS_ERR(cgrp) || !fdp)
+		fput(f);
+	else
+		*fdp = f;
+	return cgrp;
+}
+
+/*
+ * The cgroup named by CGROUP_PATH, CGROUP_ID or CGROUP_FD (exactly one),
+ * referenced; @fdp, if not NULL, gets CGROUP_FD's file (NULL otherwise).
+ */
 static struct cgroup *axon_nl_cgroup(struct sk_buff *skb,
-				     struct genl_info *info)
+				     struct genl_info *info,
+				     struct file **fdp)
 {
 	struct nlattr *p = info->attrs[AXON_A_CGROUP_PATH];
 	struct nlattr *id = info->attrs[AXON_A_CGROUP_ID];
+	struct nlattr *fd = info->attrs[AXON_A_CGROUP_FD];
 	struct axon_viewer viewer;
 	struct cgroup *cgrp;
+	struct nlattr *which = p ? p : id ? id : fd;
 
-	if (!!p == !!id) {
+	if (fdp)
+		*fdp = NULL;
+	if (!!p + !!id + !!fd != 1) {
 		NL_SET_ERR_MSG(info->extack,
-			       "give exactly one of CGROUP_PATH and CGROUP_ID");
+			       "give exactly one of CGROUP_PATH, CGROUP_ID and CGROUP_FD");
 		return ERR_PTR(-EINVAL);
 	}
 	if (p)
 		cgrp = cgroup_get_from_path(nla_data(p));
-	else
+	else if (id)
 		cgrp = cgroup_get_from_id(nla_get_u64(id));
+	else
+		cgrp = axon_nl_cgroup_fd(nla_get_u32(fd), fdp);
 	axon_nl_viewer(skb, &viewer);
 	if (!IS_ERR(cgrp) && !axon_cgroup_visible(cgrp, &viewer)) {
 		cgroup_put(cgrp);
+		if (fdp && *fdp) {
+			fput(*fdp);
+			*fdp = NULL;
+		}
 		cgrp = ERR_PTR(-ENOENT);
 	}
 	if (IS_ERR(cgrp))
-		NL_SET_ERR_MSG_ATTR(info->extack, p ? p : id, "no such cgroup");
+		NL_SET_ERR_MSG_ATTR(info->extack, which, "no such cgroup");
 	return cgrp;
+}
+
+/*
+ * cgroup v2 delegation: whoever may create and remove cgroups in the
+ * parent directory of @f (a cgroup's directory) may limit that cgroup.
+ * The delegatee of a subtree owns its root's directory, so it may limit
+ * every cgroup below the root and neither the root itself (whose parent
+ * it does not own) nor any sibling. The kernel's own check on the parent's
+ * kernfs inode, with the sender's credentials; a directory that is the
+ * root of its mount has no parent to check and is refused.
+ */
+static bool axon_nl_delegated(struct file *f)
+{
+	struct dentry *dentry = f->f_path.dentry, *parent;
+	int ret;
+
+	parent = dget_parent(dentry);
+	if (parent == dentry) {
+		dput(parent);
+		return false;
+	}
+#ifdef AXON_HAVE_MNT_IDMAP
+	ret = inode_permission(file_mnt_idmap(f), d_inode(parent),
+			       MAY_WRITE | MAY_EXEC);
+#else
+	ret = inode_permission(file_mnt_user_ns(f), d_inode(parent),
+			       MAY_WRITE | MAY_EXEC);
+#endif
+	dput(parent);
+	return !ret;
 }
 
 static int axon_nl_set_limit(struct sk_buff *skb, struct genl_info *info)
 {
+	bool admin = netlink_capable(skb, CAP_NET_ADMIN);
 	unsigned int kind = AXON_CHARGE_DEVICE_MEM;
+	struct file *f = NULL;
 	struct cgroup *cgrp;
 	int ret;
 
@@ -262,11 +339,25 @@ static int axon_nl_set_limit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	if (info->attrs[AXON_A_KIND])
 		kind = nla_get_u32(info->attrs[AXON_A_KIND]);
-	cgrp = axon_nl_cgroup(skb, info);
+	if (!admin && !info->attrs[AXON_A_CGROUP_FD]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "without CAP_NET_ADMIN, name the cgroup by CGROUP_FD");
+		return -EPERM;
+	}
+	cgrp = axon_nl_cgroup(skb, info, &f);
 	if (IS_ERR(cgrp))
 		return PTR_ERR(cgrp);
+	if (!admin && !axon_nl_delegated(f)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "CAP_NET_ADMIN, or write access to the cgroup's parent directory, needed");
+		ret = -EPERM;
+		goto out;
+	}
 	ret = axon_limit_set(cgrp, kind,
 			     nla_get_u64(info->attrs[AXON_A_LIMIT]));
+out:
+	if (f)
+		fput(f);
 	cgroup_put(cgrp);
 	return ret;
 }
@@ -314,7 +405,7 @@ static int axon_nl_get_limit(struct sk_buff *skb, struct genl_info *info)
 
 	if (info->attrs[AXON_A_KIND])
 		kind = nla_get_u32(info->attrs[AXON_A_KIND]);
-	cgrp = axon_nl_cgroup(skb, info);
+	cgrp = axon_nl_cgroup(skb, info, NULL);
 	if (IS_ERR(cgrp))
 		return PTR_ERR(cgrp);
 	ctx.skb = genlmsg_new(NLMSG_GOODSIZE + PATH_MAX, GFP_KERNEL);
@@ -383,7 +474,7 @@ static const struct genl_ops axon_genl_ops[] = {
 		.doit	= axon_nl_set_limit,
 		.policy	= axon_limit_policy,
 		.maxattr = AXON_A_MAX,
-		.flags	= GENL_ADMIN_PERM,
+		/* CAP_NET_ADMIN or delegation: axon_nl_set_limit() */
 	},
 };
 

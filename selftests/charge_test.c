@@ -3,7 +3,8 @@
  * Charges and limits through a 3-level cgroup v2 hierarchy
  * (/axt, /axt/a, /axt/a/b): a client opened in b is charged to b, a and
  * axt; a limit on a refuses with EDQUOT; moving the process does not move
- * its charges; removing the cgroup keeps the counters consistent until the
+ * what it charged, but its new charges go to the cgroup it moved to (memcg's
+ * rule); removing the cgroup keeps the counters consistent until the
  * client goes; everything returns to zero. Limits are set through netlink
  * by the netlink selftest; here the /proc view and ioctls are checked, with
  * limits set through a tiny raw genetlink helper (genl_set_limit(), helpers.c).
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -205,6 +207,141 @@ TEST_F(cg, hierarchy)
 	tdaemon_loop(&self->d, 100);
 }
 
+/*
+ * memcg's rule for a migration: what the client charged in b stays in b
+ * and goes back there; new charges go where its process is now (d), and
+ * an uncharge takes from the most recent cgroup first. At most 8 cgroups
+ * hold one client's charges at once.
+ */
+TEST_F(cg, migration)
+{
+	struct axon_event ev;
+	char path[64];
+	uint64_t id;
+	pid_t pid;
+	int i;
+
+	pid = client_in("/axt/a/b");
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id = ev.client_id;
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, true));
+	ASSERT_EQ(0, cg_move("/axt/d", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 300, true));
+	/* main: 1300 in b, nothing in d */
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	EXPECT_EQ(300, cg_usage("/axt/d"));
+	EXPECT_EQ(1000, cg_usage("/axt/a"));
+	EXPECT_EQ(1300, cg_usage("/axt"));
+	/* the limit of where it is now applies */
+	ASSERT_EQ(0, set_limit("/axt/d", 400));
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id, 101, true));
+	ASSERT_EQ(0, set_limit("/axt/d", AXON_LIMIT_NONE));
+	/* uncharges: d first, then b */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 200, false));
+	EXPECT_EQ(100, cg_usage("/axt/d"));
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 500, false));
+	EXPECT_EQ(-1, cg_usage("/axt/d"));
+	EXPECT_EQ(600, cg_usage("/axt/a/b"));
+	EXPECT_EQ(600, cg_usage("/axt"));
+
+	/* b holds a charge; 7 more cgroups can, the 8th more cannot */
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), CG "/axt/d/m%d", i);
+		ASSERT_EQ(0, mkdir(path, 0755));
+		ASSERT_EQ(0, cg_move(path + strlen(CG), pid));
+		EXPECT_EQ(i < 7 ? 0 : -ENOSPC, tdaemon_charge(&self->d, id, 1, true));
+	}
+	/* a cgroup it already holds charges in is fine */
+	ASSERT_EQ(0, cg_move("/axt/d/m0", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1, true));
+	EXPECT_EQ(2, cg_usage("/axt/d/m0"));
+	EXPECT_EQ(608, cg_usage("/axt"));
+
+	/* the client dies: each cgroup gets its own back */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(-1, cg_usage("/axt"));
+	EXPECT_EQ(-1, cg_usage("/axt/a/b"));
+	EXPECT_EQ(-1, cg_usage("/axt/d/m0"));
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), CG "/axt/d/m%d", i);
+		EXPECT_EQ(0, rmdir(path));
+	}
+	tdaemon_loop(&self->d, 100);
+}
+
+/* nr_dying_descendants in @cg's cgroup.stat, -1 if unreadable. */
+static int cg_dying(const char *cg)
+{
+	char path[256], buf[512], *p;
+
+	snprintf(path, sizeof(path), CG "%s/cgroup.stat", cg);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "nr_dying_descendants ");
+	return p ? atoi(p + 21) : -1;
+}
+
+/*
+ * A cgroup removed while a client holds a charge there: as memcg
+ * reparents, the charge moves to the nearest live ancestor, whose limits
+ * keep applying and to which it is given back; the removed cgroup leaves
+ * the table and is no longer pinned (it can be freed). The client opened
+ * in d, so only its charge holds b.
+ */
+TEST_F(cg, rmdir_reparents)
+{
+	struct axon_event ev;
+	uint64_t id, id2, b;
+	pid_t pid, pid2;
+	char buf[64];
+	int i;
+
+	pid = client_in("/axt/d");
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id = ev.client_id;
+	ASSERT_EQ(0, cg_move("/axt/a/b", pid));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, true));
+	EXPECT_EQ(1000, cg_usage("/axt/a/b"));
+	ASSERT_EQ(0, cg_move("/axt/d", pid));
+	b = cg_id("/axt/a/b");
+	ASSERT_EQ(0, rmdir(CG "/axt/a/b"));
+
+	/* main: b stays in the table with 1000, pinned and dying */
+	EXPECT_EQ(-ENOENT, proc_field("cgroups", b, "id", "usage", buf, sizeof(buf)));
+	EXPECT_EQ(1000, cg_usage("/axt/a"));
+	EXPECT_EQ(1000, cg_usage("/axt"));
+	for (i = 0; i < 200 && cg_dying("/axt/a") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, cg_dying("/axt/a"));
+
+	/* a's limit counts the moved charge */
+	ASSERT_EQ(0, set_limit("/axt/a", 1500));
+	pid2 = client_in("/axt/a/c");
+	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+	id2 = ev.client_id;
+	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id2, 600, true));
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id2, 500, true));
+	/* and it is given back to a */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 1000, false));
+	EXPECT_EQ(500, cg_usage("/axt/a"));
+	EXPECT_EQ(500, cg_usage("/axt"));
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	kill(pid2, SIGKILL);
+	waitpid(pid2, NULL, 0);
+	EXPECT_EQ(0, cg_usage("/axt/a"));
+	EXPECT_EQ(-1, cg_usage("/axt"));
+	tdaemon_loop(&self->d, 100);
+}
+
 /* A limit on a cgroup that is then removed disappears from the table. */
 TEST_F(cg, limit_on_removed_cgroup)
 {
@@ -235,6 +372,65 @@ TEST_F(cg, daemon_death_uncharges)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, tdaemon_attach(&self->d));
+}
+
+#define V1	"/tmp/axv1"
+
+/* 1 if /dev/kmsg has, from @fd's position, a line containing @what. */
+static int kmsg_has(int fd, const char *what)
+{
+	char rec[1024];
+	ssize_t n;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0) {
+		rec[n] = 0;
+		if (strstr(rec, what))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * cgroup v2 is required: with the memory controller on a v1 hierarchy
+ * SETUP fails with EOPNOTSUPP and says why in the log, instead of charging
+ * everything to the v2 root; once memory is back on v2 it works again.
+ */
+TEST(v1_memory_refused)
+{
+	pid_t d = fake_daemon_spawn(true);
+	struct tclient c;
+	int kmsg, i, ret;
+
+	ASSERT_GT(d, 0);
+	/* memory must be in use nowhere on v2 to be bound to v1 */
+	write_file(CG "/cgroup.subtree_control", "-memory");
+	mkdir(V1, 0755);
+	if (mount("cgroup", V1, "cgroup", 0, "memory")) {
+		fake_daemon_kill(d);
+		SKIP(return, "cannot mount a v1 memory hierarchy: %s", strerror(errno));
+	}
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(kmsg, 0);
+	lseek(kmsg, 0, SEEK_END);
+	ASSERT_EQ(0, tclient_open(&c));
+	/* main: 0, charged to the v2 root */
+	EXPECT_EQ(-EOPNOTSUPP, tclient_setup(&c, 4, 4096));
+	EXPECT_TRUE(kmsg_has(kmsg, "needs cgroup v2"));
+	tclient_close(&c);
+	close(kmsg);
+	ASSERT_EQ(0, umount(V1));
+	rmdir(V1);
+	/* the v1 root goes asynchronously, and memory back to v2 with it */
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, tclient_open(&c));
+		ret = tclient_setup(&c, 4, 4096);
+		tclient_close(&c);
+		if (ret != -EOPNOTSUPP)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(0, ret);
+	fake_daemon_kill(d);
 }
 
 TEST_HARNESS_MAIN

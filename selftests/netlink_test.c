@@ -409,6 +409,111 @@ TEST_F(n, socket_opener_credentials)
 	tclient_close(&c);
 }
 
+/* SET_LIMIT naming the cgroup by an fd of its directory. */
+static int set_limit_fd(struct nl *n, const char *dir, uint64_t limit)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct reply r = { 0 };
+	int fd, ret;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1000 - errno;
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, n->fam, 0,
+		    NLM_F_REQUEST | NLM_F_ACK, AXON_CMD_SET_LIMIT, AXON_GENL_VERSION);
+	nla_put_u32(msg, AXON_A_CGROUP_FD, fd);
+	nla_put_u64(msg, AXON_A_LIMIT, limit);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_msg, &r);
+	ret = nl_send_auto(n->sk, msg);
+	if (ret >= 0)
+		ret = nl_finish(n->sk, cb, false);
+	nlmsg_free(msg);
+	nl_cb_put(cb);
+	close(fd);
+	return ret;
+}
+
+#define DEL	CG "/axdel"
+
+static void del_cleanup(struct nl *n)
+{
+	static const char *const dirs[] = {
+		"/axdel/sub/kid/gk", "/axdel/sub/kid", "/axdel/sub", "/axdel/sib",
+		"/axdel",
+	};
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (n)
+			set_limit(n, dirs[i], AXON_LIMIT_NONE);
+		snprintf(path, sizeof(path), CG "%s", dirs[i]);
+		rmdir(path);
+	}
+}
+
+/*
+ * cgroup v2 delegation: /axdel/sub is delegated to uid 1000 (its directory,
+ * cgroup.procs and cgroup.subtree_control chowned, as systemd does). uid
+ * 1000 may limit the cgroups it creates below sub, by fd, but not sub
+ * itself, not the sibling /axdel/sib, and not by path or id.
+ */
+TEST_F(n, limit_delegated)
+{
+	struct reply r = { 0 };
+	pid_t pid;
+	int st;
+
+	del_cleanup(NULL);
+	ASSERT_EQ(0, mkdir(DEL, 0755));
+	ASSERT_EQ(0, mkdir(DEL "/sub", 0755));
+	ASSERT_EQ(0, mkdir(DEL "/sib", 0755));
+	ASSERT_EQ(0, chown(DEL "/sub", 1000, 1000));
+	ASSERT_EQ(0, chown(DEL "/sub/cgroup.procs", 1000, 1000));
+	ASSERT_EQ(0, chown(DEL "/sub/cgroup.subtree_control", 1000, 1000));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct nl n;
+
+		if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(100);
+		if (mkdir(DEL "/sub/kid", 0755) || mkdir(DEL "/sub/kid/gk", 0755))
+			_exit(101);
+		if (nl_open(&n))
+			_exit(102);
+		/* main: EPERM for all (GENL_ADMIN_PERM) */
+		if (set_limit_fd(&n, DEL "/sub/kid", 5000))
+			_exit(10);
+		if (set_limit_fd(&n, DEL "/sub/kid/gk", 4000))
+			_exit(11);
+		if (set_limit_fd(&n, DEL "/sub", 5000) != -NLE_PERM)
+			_exit(12);
+		if (set_limit_fd(&n, DEL "/sib", 5000) != -NLE_PERM)
+			_exit(13);
+		if (set_limit(&n, "/axdel/sub/kid", 6000) != -NLE_PERM)
+			_exit(14);
+		/* a file that is no cgroup directory */
+		if (set_limit_fd(&n, "/tmp", 5000) >= 0)
+			_exit(15);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, nl_call(&self->nl, AXON_CMD_GET_LIMIT, 0, &r,
+			     AXON_A_CGROUP_PATH, 0, "/axdel/sub/kid"));
+	EXPECT_EQ(5000, r.u64[AXON_A_LIMIT]);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, nl_call(&self->nl, AXON_CMD_GET_LIMIT, 0, &r,
+			     AXON_A_CGROUP_PATH, 0, "/axdel/sub"));
+	EXPECT_EQ(AXON_LIMIT_NONE, r.u64[AXON_A_LIMIT]);
+	/* root names a cgroup by fd as well */
+	EXPECT_EQ(0, set_limit_fd(&self->nl, DEL "/sib", 7000));
+	del_cleanup(&self->nl);
+}
+
 /* Events arrive on the multicast group. */
 struct evlog {
 	int n;

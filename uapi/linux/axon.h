@@ -299,11 +299,13 @@ struct axon_enter {
  * @kind:	AXON_CHARGE_*
  * @resv:	must be zero
  *
- * CHARGE adds @bytes to the client's cgroup (the one it was in when it
- * opened /dev/axon) and to every ancestor; if any of them would pass its
- * limit nothing is charged and the ioctl fails with -EDQUOT. UNCHARGE gives
- * back at most what the client holds (-EINVAL otherwise). Unknown or gone
- * client: -ENOENT.
+ * CHARGE adds @bytes to the client's cgroup (the one its process is in now:
+ * what it charged before a migration stays where it was charged) and to
+ * every ancestor; if any of them would pass its limit nothing is charged
+ * and the ioctl fails with -EDQUOT; -ENOSPC if the client already holds
+ * charges in 8 other cgroups. UNCHARGE gives back at most what the client
+ * holds (-EINVAL otherwise), from the cgroup charged most recently first.
+ * Unknown or gone client: -ENOENT.
  */
 struct axon_charge {
 	__u64 client_id;
@@ -511,13 +513,20 @@ struct axon_event {
  *                        AXON_A_CLIENT_ID. Reply attributes: CLIENT_ID, PID,
  *                        UID, GID, COMM, STATE, CGROUP_ID, CGROUP_PATH,
  *                        CHARGED, SUBMITS, COMPLETIONS, DEPTH
- *   AXON_CMD_GET_LIMIT   doit with CGROUP_PATH or CGROUP_ID (+ KIND);
+ *   AXON_CMD_GET_LIMIT   doit with CGROUP_PATH, CGROUP_ID or CGROUP_FD
+ *                        (exactly one; + KIND);
  *                        dumpit: every cgroup the module tracks. Reply:
  *                        CGROUP_ID, CGROUP_PATH, KIND, USAGE, LIMIT, PEAK,
  *                        FAILCNT
- *   AXON_CMD_SET_LIMIT   doit, CAP_NET_ADMIN: CGROUP_PATH or CGROUP_ID,
- *                        KIND (default device memory), LIMIT (bytes;
- *                        AXON_LIMIT_NONE removes the limit)
+ *   AXON_CMD_SET_LIMIT   doit: CGROUP_PATH, CGROUP_ID or CGROUP_FD, KIND
+ *                        (default device memory), LIMIT (bytes;
+ *                        AXON_LIMIT_NONE removes the limit). Allowed with
+ *                        CAP_NET_ADMIN; without it, only by CGROUP_FD and
+ *                        only to a caller who may write the cgroup's
+ *                        parent directory (cgroup v2 delegation: the
+ *                        delegatee limits the cgroups below the subtree
+ *                        root it owns, never the root itself); else
+ *                        -EPERM
  *   AXON_CMD_EVENT       multicast on group "events" (CAP_NET_ADMIN to
  *                        join): EVENT (AXON_NLEV_*) and, per event,
  *                        CLIENT_ID, PID, UID, CGROUP_ID, KIND, BYTES, USAGE,
@@ -564,6 +573,7 @@ enum axon_genl_attr {
 	AXON_A_SUBMITS,		/* u32 ring position */
 	AXON_A_COMPLETIONS,	/* u32 ring position */
 	AXON_A_DEPTH,		/* u32 */
+	AXON_A_CGROUP_FD,	/* u32, the sender's fd of a cgroup2 directory */
 	__AXON_A_MAX
 };
 
