@@ -6,7 +6,7 @@
  * for it, and accepts it with the fields only the daemon knows. Identity
  * (pid, uid, cgroup) comes from the kernel, device memory is charged to the
  * client's cgroup before it is backed, and sleeping clients are woken with
- * one ioctl: the ops of kmod_transport. Documentation/kmod.md §5, §6 and
+ * one ioctl: the ops of kmod_transport. Documentation/kmod.rst §5, §6 and
  * §16.
  */
 #include <errno.h>

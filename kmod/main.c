@@ -2,7 +2,7 @@
 /*
  * axon.ko: /dev/axon, the kernel transport of the axon GPU-sharing layer.
  * Module init and exit only; see axon_drv.h for the objects and locks and
- * Documentation/kmod.md for the interface.
+ * Documentation/kmod.rst for the interface.
  */
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>

@@ -7,7 +7,7 @@
  * /proc/mounts does. New fields are only ever appended. Pids and uids are
  * those of the reader's namespaces, cgroup paths relative to its cgroup
  * namespace; a reader sees only the clients and cgroups visible.c lets it
- * see. Documentation/kmod.md lists every field.
+ * see. Documentation/kmod.rst lists every field.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>

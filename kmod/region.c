@@ -8,7 +8,7 @@
  * pages are vmap()ed for the kernel's own reads (ENTER, poll, /proc), and
  * user mappings are made with vm_insert_pages(): the vma is VM_MIXEDMAP,
  * every PTE holds a page reference, and get_user_pages() works on it (the
- * daemon can pin the data area for DMA). See Documentation/kmod.md.
+ * daemon can pin the data area for DMA). See Documentation/kmod.rst.
  */
 #include <linux/kernel.h>
 #include <linux/gfp.h>

@@ -4,7 +4,7 @@
  * the region, captures our identity and tells the daemon; we map each part
  * at its own offset (the kernel enforces who may write which) and sleep and
  * ring through ioctls, since futexes do not work on its pages.
- * Documentation/kmod.md §3, §4 and §6.
+ * Documentation/kmod.rst §3, §4 and §6.
  */
 #include <errno.h>
 #include <fcntl.h>

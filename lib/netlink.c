@@ -2,7 +2,7 @@
 /*
  * libaxon: the axon kernel module's generic netlink family (AXON_GENL_NAME)
  * through libnl-genl-3. Attribute layout as in uapi/linux/axon.h and
- * kmod/netlink.c; Documentation/kmod.md §12.
+ * kmod/netlink.c; Documentation/kmod.rst §12.
  *
  * This file alone needs libnl: it goes into libaxon.so and libaxon-nl.a,
  * never into libaxon.a (the CUDA shim links that one).

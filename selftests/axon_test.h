@@ -3,7 +3,7 @@
  * Helpers shared by the /dev/axon selftests: a minimal client (setup, map,
  * submit, reap, enter) and a minimal daemon (attach, events, map a client,
  * serve its SQ, post CQEs, notify). The fake daemon is the reference for
- * how axond drives the kernel transport; Documentation/kmod.md points here.
+ * how axond drives the kernel transport; Documentation/kmod.rst points here.
  */
 #ifndef AXON_SELFTEST_H
 #define AXON_SELFTEST_H

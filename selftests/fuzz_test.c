@@ -624,7 +624,7 @@ static void op_open(struct fz_thread *t)
 /*
  * Checks the geometry SETUP returned: consistent in itself, and (q given)
  * at least what was asked. A SETUP on an fd another thread set up or is
- * setting up returns that one's geometry (Documentation/kmod.md §3), so
+ * setting up returns that one's geometry (Documentation/kmod.rst §3), so
  * only a thread's own private fd can be held to its request.
  */
 static const char *fz_geo_bad(const struct axon_params *q,

@@ -53,7 +53,7 @@ static int client_loop(unsigned int seed)
 			return 102;
 		/*
 		 * Sometimes close the fd while still mapped: the mappings keep
-		 * the client alive (Documentation/kmod.md §7) and the last
+		 * the client alive (Documentation/kmod.rst §7) and the last
 		 * munmap releases it. They must go now, not at exit: every
 		 * client left mapped stays alive for the rest of the run and
 		 * each restarted daemon adopts it again.

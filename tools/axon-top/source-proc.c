@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * source-proc.c - the kernel module as axon-top's source: /proc/axon/
- * {stats,clients,cgroups} (format: kmod/proc.c, Documentation/kmod.md §11).
+ * {stats,clients,cgroups} (format: kmod/proc.c, Documentation/kmod.rst §11).
  *
  * Each file is one header line naming the fields, then rows of exactly that
  * many whitespace-separated fields; strings are escaped as \ooo octal. Rows

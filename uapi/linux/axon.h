@@ -210,7 +210,7 @@ struct axon_params {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Kernel transport: /dev/axon (Documentation/kmod.md is the reference)     */
+/* Kernel transport: /dev/axon (Documentation/kmod.rst is the reference)     */
 /* ------------------------------------------------------------------------ */
 
 /*
