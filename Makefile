@@ -79,7 +79,8 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # make check: the plain build, its layering (scripts/check-layering), the
-# netlink spec against the uapi header (scripts/check-netlink-spec) and its
+# netlink spec against the uapi header (scripts/check-netlink-spec), the reST
+# pages (scripts/check-rst) and its
 # tests (and the GPU benchmark scripts' own logic, bench/gpu/selftest.sh),
 # then the same tests under ASan+UBSan, then the kernel module: lint
 # (checkpatch --strict, sparse) and its selftests in qemu on Debian's 6.1
@@ -106,6 +107,7 @@ check-plain:
 	$(Q)$(MAKE) --no-print-directory BUILD=build SAN=0 all test-progs build/bench/gpu/drvbench
 	$(Q)scripts/check-layering build
 	$(Q)scripts/check-netlink-spec Documentation/netlink/axon.yaml uapi/linux/axon.h
+	$(Q)scripts/check-rst Documentation/*.rst
 	$(Q)tests/run-tests.sh build
 	$(Q)SELFTEST_BUILD=build bench/gpu/selftest.sh
 
