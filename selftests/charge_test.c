@@ -235,9 +235,9 @@ TEST_F(cg, migration)
 	EXPECT_EQ(1000, cg_usage("/axt/a"));
 	EXPECT_EQ(1300, cg_usage("/axt"));
 	/* the limit of where it is now applies */
-	ASSERT_EQ(0, set_limit("/axt/d", 400));
+	ASSERT_EQ(0, genl_set_limit("/axt/d", 400));
 	EXPECT_EQ(-EDQUOT, tdaemon_charge(&self->d, id, 101, true));
-	ASSERT_EQ(0, set_limit("/axt/d", AXON_LIMIT_NONE));
+	ASSERT_EQ(0, genl_set_limit("/axt/d", AXON_LIMIT_NONE));
 	/* uncharges: d first, then b */
 	EXPECT_EQ(0, tdaemon_charge(&self->d, id, 200, false));
 	EXPECT_EQ(100, cg_usage("/axt/d"));
@@ -321,7 +321,7 @@ TEST_F(cg, rmdir_reparents)
 	EXPECT_EQ(0, cg_dying("/axt/a"));
 
 	/* a's limit counts the moved charge */
-	ASSERT_EQ(0, set_limit("/axt/a", 1500));
+	ASSERT_EQ(0, genl_set_limit("/axt/a", 1500));
 	pid2 = client_in("/axt/a/c");
 	ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
 	ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
