@@ -349,6 +349,23 @@ static const struct file_operations axon_delegate_fops = {
 };
 
 /**
+ * axon_delegate_file_client() - the client a delegate's file acts for
+ * @file:	any file
+ *
+ * Return: the client (the file holds a reference), or NULL when @file is
+ * not a delegate.
+ */
+struct axon_client *axon_delegate_file_client(struct file *file)
+{
+	struct axon_delegate *d;
+
+	if (file->f_op != &axon_delegate_fops)
+		return NULL;
+	d = file->private_data;
+	return d->c;
+}
+
+/**
  * axon_delegate_file() - a new, unlinked delegate file for a client
  * @c:	the client; the file takes over the caller's reference
  *

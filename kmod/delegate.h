@@ -9,5 +9,6 @@ struct file *axon_delegate_file(struct axon_client *c);
 int axon_delegate_link(struct file *file);
 void axon_delegate_post_locked(struct axon_delegate *d, u32 events);
 void axon_delegate_cut_locked(struct axon_client *c);
+struct axon_client *axon_delegate_file_client(struct file *file);
 
 #endif

@@ -20,6 +20,7 @@
 #include <linux/axon-layout.h>
 
 #include "axon_drv.h"
+#include "delegate.h"
 #include "region.h"
 #include "user.h"
 
@@ -257,13 +258,16 @@ static const struct vm_operations_struct axon_vm_ops = {
 
 /*
  * A region's vma: the client's file or the daemon's CLIENT_FD file, both
- * with the client as private data. The file (so the client and its
- * region) outlives the vma: the vma's reference is put after ->close.
+ * with the client as private data, or a delegate's file, whose private
+ * data is the delegate. The file (so the client and its region) outlives
+ * the vma: the vma's reference is put after ->close.
  */
 static struct axon_region *axon_vma_region(struct vm_area_struct *vma)
 {
-	struct axon_client *c = vma->vm_file->private_data;
+	struct axon_client *c = axon_delegate_file_client(vma->vm_file);
 
+	if (!c)
+		c = vma->vm_file->private_data;
 	return c->region;
 }
 
