@@ -445,10 +445,18 @@ TEST(disconnect)
 	dc.error = 0;
 	EXPECT_EQ(-1, ioctl(d.fd, AXON_IOC_DISCONNECT, &dc));
 	EXPECT_EQ(EINVAL, errno);
+	/*
+	 * Stopped, the refused client cannot exit between the two
+	 * DISCONNECTs: its exit ends it at once (the opener's thread group
+	 * is watched), and a second DISCONNECT would then find no client
+	 * (ENOENT) rather than one already disconnected.
+	 */
+	ASSERT_EQ(0, kill(k.pid, SIGSTOP));
 	dc.error = -EDQUOT;
 	ASSERT_EQ(0, ioctl(d.fd, AXON_IOC_DISCONNECT, &dc));
 	EXPECT_EQ(-1, ioctl(d.fd, AXON_IOC_DISCONNECT, &dc));
 	EXPECT_EQ(EALREADY, errno);
+	ASSERT_EQ(0, kill(k.pid, SIGCONT));
 	ASSERT_EQ(k.pid, waitpid(k.pid, &st, 0));
 	EXPECT_EQ(1, WEXITSTATUS(st));
 	ASSERT_EQ(1, tdaemon_event(&d, &ev, 5000));
