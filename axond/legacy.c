@@ -83,10 +83,20 @@ static int order_item(struct op_ctx *o, enum work_type type, struct stream *on,
 	if (type == WORK_EVENT_RECORD)
 		from->order_ev.records++;
 	w->event.event = &from->order_ev;
+	/* A blocking stream destroyed goes only after the waits of others
+	 * for its event (the legacy stream's); the default stream goes
+	 * with its context, after everything. */
+	if (type == WORK_WAIT_EVENT && !from->is_default) {
+		w->done_fn = stream_order_wait_done;
+		w->done_obj = from;
+		from->order_waits++;
+	}
 	if (!work_submit_order(o->d, w, then)) {
 		/* Past the client's limits: undone as if never made. */
 		if (type == WORK_EVENT_RECORD)
 			from->order_ev.records--;
+		if (w->done_fn)
+			from->order_waits--;
 		on->skipped += w->skip;
 		free(w);
 		return CUDA_ERROR_OUT_OF_MEMORY;
