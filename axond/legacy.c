@@ -5,10 +5,10 @@
  * work on the legacy stream first waits for all prior work of every
  * blocking stream of its context, and work later issued to a blocking
  * stream waits for the legacy stream's prior work; CU_STREAM_NON_BLOCKING
- * streams are exempt. The shim sends NULL, CU_STREAM_LEGACY and
- * CU_STREAM_PER_THREAD (and the _ptsz/_ptds calls' NULL) to the context's
- * default stream, which is that legacy stream here (for the per-thread
- * handle that orders more than CUDA asks, never less).
+ * streams are exempt. The shim sends NULL and CU_STREAM_LEGACY to the
+ * context's default stream, which is that legacy stream here; a thread's
+ * per-thread default stream (CU_STREAM_PER_THREAD, the _ptsz/_ptds calls'
+ * NULL) is a blocking stream of its own (libcuda-shim/ptstream.c).
  *
  * The barrier is made of the daemon's own event records and waits
  * (WORK_EVENT_RECORD, WORK_WAIT_EVENT on struct stream's order_ev), put in
