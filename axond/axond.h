@@ -120,6 +120,13 @@ struct stream {
 	uint64_t legacy_seen;
 	struct event order_ev;
 	/*
+	 * Destroyed, it goes once its own work is done (release_due) and
+	 * no wait of another stream for its order_ev is still queued
+	 * (order_waits): ops/stream.c. Nothing else waits for it.
+	 */
+	uint32_t order_waits;
+	bool release_due;
+	/*
 	 * How its work is routed (work_submit; dispatcher): STREAM_RUN, or
 	 * the modes of the op families that divert it. STREAM_CAPTURE
 	 * (ops/capture.c): it is a member of an open capture, its items

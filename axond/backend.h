@@ -82,10 +82,11 @@ struct work {
 	/* ...and which of its parts (host nodes captured before it). */
 	uint32_t capture_seg;
 	/*
-	 * Set (with want_cqe): runs on the dispatcher once the item is
-	 * done, just before its completion is posted (an exec update,
-	 * ops/graph.c: the exec's refs change before the client knows).
-	 * Not run for a client that is gone (its teardown frees done_obj).
+	 * Runs on the dispatcher once the item is done, just before its
+	 * completion is posted, if it has one (an exec update, ops/graph.c:
+	 * the exec's refs change before the client knows; a destroyed
+	 * stream's release, ops/stream.c). Not run for a client that is
+	 * gone (its teardown frees done_obj).
 	 */
 	release_fn done_fn;
 	void *done_obj;

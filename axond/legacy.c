@@ -5,10 +5,10 @@
  * work on the legacy stream first waits for all prior work of every
  * blocking stream of its context, and work later issued to a blocking
  * stream waits for the legacy stream's prior work; CU_STREAM_NON_BLOCKING
- * streams are exempt. The shim sends NULL, CU_STREAM_LEGACY and
- * CU_STREAM_PER_THREAD (and the _ptsz/_ptds calls' NULL) to the context's
- * default stream, which is that legacy stream here (for the per-thread
- * handle that orders more than CUDA asks, never less).
+ * streams are exempt. The shim sends NULL and CU_STREAM_LEGACY to the
+ * context's default stream, which is that legacy stream here; a thread's
+ * per-thread default stream (CU_STREAM_PER_THREAD, the _ptsz/_ptds calls'
+ * NULL) is a blocking stream of its own (libcuda-shim/ptstream.c).
  *
  * The barrier is made of the daemon's own event records and waits
  * (WORK_EVENT_RECORD, WORK_WAIT_EVENT on struct stream's order_ev), put in
@@ -83,10 +83,20 @@ static int order_item(struct op_ctx *o, enum work_type type, struct stream *on,
 	if (type == WORK_EVENT_RECORD)
 		from->order_ev.records++;
 	w->event.event = &from->order_ev;
+	/* A blocking stream destroyed goes only after the waits of others
+	 * for its event (the legacy stream's); the default stream goes
+	 * with its context, after everything. */
+	if (type == WORK_WAIT_EVENT && !from->is_default) {
+		w->done_fn = stream_order_wait_done;
+		w->done_obj = from;
+		from->order_waits++;
+	}
 	if (!work_submit_order(o->d, w, then)) {
 		/* Past the client's limits: undone as if never made. */
 		if (type == WORK_EVENT_RECORD)
 			from->order_ev.records--;
+		if (w->done_fn)
+			from->order_waits--;
 		on->skipped += w->skip;
 		free(w);
 		return CUDA_ERROR_OUT_OF_MEMORY;

@@ -271,6 +271,20 @@ void work_done(struct axond *d, struct work *w, int32_t res)
 		done_push(d, e);
 		return;
 	}
+	if (w->done_fn) {
+		e = calloc(1, sizeof(*e));
+		if (e) {
+			e->client = c;	/* our reference moves to the entry */
+			e->release = w->done_fn;
+			e->obj = w->done_obj;
+			free(w);
+			done_push(d, e);
+			return;
+		}
+		/* Its object waits for the client's teardown. */
+		log_err("client %llu: out of memory after a work item",
+			(unsigned long long)c->id);
+	}
 	free(w);
 	client_put(d, c);
 }

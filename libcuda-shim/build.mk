@@ -26,7 +26,7 @@ SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore
 	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c libcuda-shim/exportlibs.c
 SHIM_SRCS += libcuda-shim/devout.c libcuda-shim/cpus.c libcuda-shim/forkreg.c \
 	libcuda-shim/log.c libcuda-shim/errstate.c libcuda-shim/synchooks.c \
-	libcuda-shim/current.c libcuda-shim/hostwork.c libcuda-shim/graphrec.c
+	libcuda-shim/current.c libcuda-shim/ptstream.c libcuda-shim/hostwork.c libcuda-shim/graphrec.c
 
 SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/mempoolctl.c libcuda-shim/vmm.c
 SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c \

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "ptstream.h"
 #include "forkreg.h"
 
 struct capture {
@@ -353,7 +354,7 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
 		return CUDA_ERROR_INVALID_VALUE;
 	/* The legacy stream synchronises with everything: it cannot capture. */
-	if (!s || s == CU_STREAM_LEGACY)
+	if ((!s && !shim_pt_calls) || s == CU_STREAM_LEGACY)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	r = shim_stream(s, &h);
 	if (r)
@@ -421,7 +422,7 @@ SHIM_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mod
 
 SHIM_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
 {
-	return begin_capture(s, mode);
+	return SHIM_PER_THREAD(begin_capture(s, mode));
 }
 
 /* CUDA 10.0's form, from before capture modes: it behaved as global. */
@@ -432,7 +433,7 @@ SHIM_EXPORT CUresult cuStreamBeginCapture(CUstream s)
 
 SHIM_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
 {
-	return begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	return SHIM_PER_THREAD(begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
 }
 
 static CUresult end_capture(CUstream s, CUgraph *out)
@@ -520,7 +521,7 @@ SHIM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *out)
 
 SHIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *out)
 {
-	return end_capture(s, out);
+	return SHIM_PER_THREAD(end_capture(s, out));
 }
 
 /* ---- queries (Local) ---------------------------------------------------- */
@@ -572,7 +573,7 @@ SHIM_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *stat
 
 SHIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *status)
 {
-	return capture_info(s, status, NULL, NULL, NULL, NULL, NULL);
+	return SHIM_PER_THREAD(capture_info(s, status, NULL, NULL, NULL, NULL, NULL));
 }
 
 SHIM_EXPORT CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *status,
@@ -584,7 +585,7 @@ SHIM_EXPORT CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *s
 SHIM_EXPORT CUresult cuStreamGetCaptureInfo_ptsz(CUstream s, CUstreamCaptureStatus *status,
 						 cuuint64_t *id)
 {
-	return capture_info(s, status, id, NULL, NULL, NULL, NULL);
+	return SHIM_PER_THREAD(capture_info(s, status, id, NULL, NULL, NULL, NULL));
 }
 
 SHIM_EXPORT CUresult cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *status,
@@ -598,7 +599,7 @@ SHIM_EXPORT CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream s, CUstreamCaptureS
 						    cuuint64_t *id, CUgraph *graph,
 						    const CUgraphNode **deps, size_t *ndeps)
 {
-	return capture_info(s, status, id, graph, deps, NULL, ndeps);
+	return SHIM_PER_THREAD(capture_info(s, status, id, graph, deps, NULL, ndeps));
 }
 
 SHIM_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *status,
@@ -614,7 +615,7 @@ SHIM_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream s, CUstreamCaptureS
 						    const CUgraphNode **deps,
 						    const CUgraphEdgeData **edges, size_t *ndeps)
 {
-	return capture_info(s, status, id, graph, deps, edges, ndeps);
+	return SHIM_PER_THREAD(capture_info(s, status, id, graph, deps, edges, ndeps));
 }
 
 /* The calling thread's capture interaction mode (see the comment at top). */

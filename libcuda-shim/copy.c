@@ -33,6 +33,7 @@
 #endif
 
 #include "shim.h"
+#include "ptstream.h"
 
 /* Largest piece of one copy in the data area at a time. */
 static uint64_t chunk_size(void)
@@ -612,42 +613,42 @@ SHIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, C
 
 SHIM_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-	return memcpy_any(dst, src, n, NULL, true);
+	return SHIM_PER_THREAD(memcpy_any(dst, src, n, NULL, true));
 }
 
 SHIM_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	return memcpy_any(dst, src, n, s, false);
+	return SHIM_PER_THREAD(memcpy_any(dst, src, n, s, false));
 }
 
 SHIM_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n)
 {
-	return cuMemcpyHtoD_v2(dst, src, n);
+	return SHIM_PER_THREAD(cuMemcpyHtoD_v2(dst, src, n));
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
 {
-	return cuMemcpyDtoH_v2(dst, src, n);
+	return SHIM_PER_THREAD(cuMemcpyDtoH_v2(dst, src, n));
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-	return cuMemcpyDtoD_v2(dst, src, n);
+	return SHIM_PER_THREAD(cuMemcpyDtoD_v2(dst, src, n));
 }
 
 SHIM_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-	return cuMemcpyHtoDAsync_v2(dst, src, n, s);
+	return SHIM_PER_THREAD(cuMemcpyHtoDAsync_v2(dst, src, n, s));
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	return cuMemcpyDtoHAsync_v2(dst, src, n, s);
+	return SHIM_PER_THREAD(cuMemcpyDtoHAsync_v2(dst, src, n, s));
 }
 
 SHIM_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	return cuMemcpyDtoDAsync_v2(dst, src, n, s);
+	return SHIM_PER_THREAD(cuMemcpyDtoDAsync_v2(dst, src, n, s));
 }
 
 /* Memsets: one deferred op each, 2D forms with a pitch. */
@@ -727,30 +728,30 @@ SHIM_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr d, size_t pitch, unsigned int 
 
 SHIM_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n)
 {
-	return cuMemsetD8_v2(d, v, n);
+	return SHIM_PER_THREAD(cuMemsetD8_v2(d, v, n));
 }
 
 SHIM_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n)
 {
-	return cuMemsetD16_v2(d, v, n);
+	return SHIM_PER_THREAD(cuMemsetD16_v2(d, v, n));
 }
 
 SHIM_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n)
 {
-	return cuMemsetD32_v2(d, v, n);
+	return SHIM_PER_THREAD(cuMemsetD32_v2(d, v, n));
 }
 
 SHIM_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
 {
-	return cuMemsetD8Async(d, v, n, s);
+	return SHIM_PER_THREAD(cuMemsetD8Async(d, v, n, s));
 }
 
 SHIM_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
 {
-	return cuMemsetD16Async(d, v, n, s);
+	return SHIM_PER_THREAD(cuMemsetD16Async(d, v, n, s));
 }
 
 SHIM_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
 {
-	return cuMemsetD32Async(d, v, n, s);
+	return SHIM_PER_THREAD(cuMemsetD32Async(d, v, n, s));
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "ptstream.h"
 
 /* One side of a rectangle, resolved. */
 struct side {
@@ -472,47 +473,47 @@ SHIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdevice
 
 SHIM_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p)
 {
-	return cuMemcpy2D_v2(p);
+	return SHIM_PER_THREAD(cuMemcpy2D_v2(p));
 }
 
 SHIM_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p)
 {
-	return cuMemcpy2DUnaligned_v2(p);
+	return SHIM_PER_THREAD(cuMemcpy2DUnaligned_v2(p));
 }
 
 SHIM_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream s)
 {
-	return cuMemcpy2DAsync_v2(p, s);
+	return SHIM_PER_THREAD(cuMemcpy2DAsync_v2(p, s));
 }
 
 SHIM_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p)
 {
-	return cuMemcpy3D_v2(p);
+	return SHIM_PER_THREAD(cuMemcpy3D_v2(p));
 }
 
 SHIM_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream s)
 {
-	return cuMemcpy3DAsync_v2(p, s);
+	return SHIM_PER_THREAD(cuMemcpy3DAsync_v2(p, s));
 }
 
 SHIM_EXPORT CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *p)
 {
-	return cuMemcpy3DPeer(p);
+	return SHIM_PER_THREAD(cuMemcpy3DPeer(p));
 }
 
 SHIM_EXPORT CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *p, CUstream s)
 {
-	return cuMemcpy3DPeerAsync(p, s);
+	return SHIM_PER_THREAD(cuMemcpy3DPeerAsync(p, s));
 }
 
 SHIM_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 				       CUcontext sctx, size_t n)
 {
-	return cuMemcpyPeer(dst, dctx, src, sctx, n);
+	return SHIM_PER_THREAD(cuMemcpyPeer(dst, dctx, src, sctx, n));
 }
 
 SHIM_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 					    CUcontext sctx, size_t n, CUstream s)
 {
-	return cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s);
+	return SHIM_PER_THREAD(cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s));
 }

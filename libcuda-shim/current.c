@@ -7,6 +7,7 @@
  * reads the shim's state and calls nothing.
  */
 #include "shim.h"
+#include "ptstream.h"
 
 #define STACK_MAX 32
 
@@ -77,11 +78,16 @@ CUresult shim_stream(CUstream s, uint64_t *handle)
 	struct shim_ctx *sc;
 	CUresult r;
 
-	/* NULL, the legacy and the per-thread default stream all map to the
-	 * context's default stream: the daemon orders it as the legacy stream
-	 * against the blocking streams (axond/legacy.c), which for the
-	 * per-thread stream is more order than CUDA asks, never less. */
-	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
+	/* NULL is the legacy stream, except inside a _ptsz/_ptds call. */
+	if (!s && shim_pt_calls)
+		s = CU_STREAM_PER_THREAD;
+	if (s == CU_STREAM_PER_THREAD) {
+		r = shim_get_ctx(&sc);
+		return r ? r : shim_per_thread_stream(sc, handle);
+	}
+	/* The context's default stream: the daemon orders it as the legacy
+	 * stream against the blocking streams (axond/legacy.c). */
+	if (!s || s == CU_STREAM_LEGACY) {
 		r = shim_get_ctx(&sc);
 		if (r)
 			return r;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "ptstream.h"
 #include "synchooks.h"
 #include "forkreg.h"
 
@@ -176,7 +177,7 @@ SHIM_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 
 SHIM_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s)
 {
-	return cuEventRecord(ev, s);
+	return SHIM_PER_THREAD(cuEventRecord(ev, s));
 }
 
 SHIM_EXPORT CUresult cuEventRecordWithFlags(CUevent ev, CUstream s, unsigned int flags)
@@ -188,7 +189,7 @@ SHIM_EXPORT CUresult cuEventRecordWithFlags(CUevent ev, CUstream s, unsigned int
 
 SHIM_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags)
 {
-	return cuEventRecordWithFlags(ev, s, flags);
+	return SHIM_PER_THREAD(cuEventRecordWithFlags(ev, s, flags));
 }
 
 SHIM_EXPORT CUresult cuEventQuery(CUevent ev)

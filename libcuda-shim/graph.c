@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "ptstream.h"
 #include "graphbuild.h"
 #include "graphlower.h"
 
@@ -207,7 +208,7 @@ SHIM_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph g,
 SHIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *out, CUgraph g,
 						       CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
-	return instantiate_params(out, g, p);
+	return SHIM_PER_THREAD(instantiate_params(out, g, p));
 }
 
 /*
@@ -281,7 +282,7 @@ SHIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s)
 
 SHIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec x, CUstream s)
 {
-	return graph_launch(x, s);
+	return SHIM_PER_THREAD(graph_launch(x, s));
 }
 
 static CUresult graph_upload(CUgraphExec x, CUstream s)
@@ -303,7 +304,7 @@ SHIM_EXPORT CUresult cuGraphUpload(CUgraphExec x, CUstream s)
 
 SHIM_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec x, CUstream s)
 {
-	return graph_upload(x, s);
+	return SHIM_PER_THREAD(graph_upload(x, s));
 }
 
 /* Deferred: the daemon frees it after the work queued before. */

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "ptstream.h"
 #include "synchooks.h"
 #include "forkreg.h"
 
@@ -323,7 +324,7 @@ SHIM_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user)
 
 SHIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *user)
 {
-	return cuLaunchHostFunc(s, fn, user);
+	return SHIM_PER_THREAD(cuLaunchHostFunc(s, fn, user));
 }
 
 SHIM_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *user,
@@ -337,5 +338,5 @@ SHIM_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *
 SHIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *user,
 					      unsigned int flags)
 {
-	return cuStreamAddCallback(s, cb, user, flags);
+	return SHIM_PER_THREAD(cuStreamAddCallback(s, cb, user, flags));
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "launch.h"
+#include "ptstream.h"
 
 /*
  * A launch the device could never run fails here, at once, as the driver's
@@ -178,5 +179,5 @@ SHIM_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned
 					 unsigned int bz, unsigned int shmem, CUstream s,
 					 void **params, void **extra)
 {
-	return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
+	return SHIM_PER_THREAD(cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }

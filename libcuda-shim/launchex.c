@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "launch.h"
+#include "ptstream.h"
 #include "launchattr.h"
 
 #define MAX_EVENTS 2
@@ -162,7 +163,7 @@ SHIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
 SHIM_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
 					   void **kernelParams, void **extra)
 {
-	return cuLaunchKernelEx(config, f, kernelParams, extra);
+	return SHIM_PER_THREAD(cuLaunchKernelEx(config, f, kernelParams, extra));
 }
 
 SHIM_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
@@ -185,5 +186,5 @@ SHIM_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int g
 						    unsigned int bz, unsigned int shmem,
 						    CUstream s, void **params)
 {
-	return cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params);
+	return SHIM_PER_THREAD(cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params));
 }

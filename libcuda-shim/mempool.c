@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "mempool.h"
+#include "ptstream.h"
 #include "synchooks.h"
 #include "forkreg.h"
 
@@ -376,7 +377,7 @@ SHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstrea
 
 SHIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_from(dptr, bytesize, NULL, false, hStream);
+	return SHIM_PER_THREAD(alloc_from(dptr, bytesize, NULL, false, hStream));
 }
 
 SHIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
@@ -388,7 +389,7 @@ SHIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 SHIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
 						  CUmemoryPool pool, CUstream hStream)
 {
-	return alloc_from(dptr, bytesize, pool, true, hStream);
+	return SHIM_PER_THREAD(alloc_from(dptr, bytesize, pool, true, hStream));
 }
 
 SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
@@ -454,6 +455,6 @@ SHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 
 SHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
-	return cuMemFreeAsync(dptr, hStream);
+	return SHIM_PER_THREAD(cuMemFreeAsync(dptr, hStream));
 }
 

@@ -7,6 +7,7 @@
  * synchronous ones then wait for the stream, as the driver's do.
  */
 #include "shim.h"
+#include "ptstream.h"
 
 SHIM_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t pitch, unsigned char v, size_t w,
 				       size_t h, CUstream s)
@@ -29,35 +30,35 @@ SHIM_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t pitch, unsigned in
 SHIM_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr d, size_t pitch, unsigned char v,
 					    size_t w, size_t h, CUstream s)
 {
-	return cuMemsetD2D8Async(d, pitch, v, w, h, s);
+	return SHIM_PER_THREAD(cuMemsetD2D8Async(d, pitch, v, w, h, s));
 }
 
 SHIM_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr d, size_t pitch, unsigned short v,
 					     size_t w, size_t h, CUstream s)
 {
-	return cuMemsetD2D16Async(d, pitch, v, w, h, s);
+	return SHIM_PER_THREAD(cuMemsetD2D16Async(d, pitch, v, w, h, s));
 }
 
 SHIM_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr d, size_t pitch, unsigned int v,
 					     size_t w, size_t h, CUstream s)
 {
-	return cuMemsetD2D32Async(d, pitch, v, w, h, s);
+	return SHIM_PER_THREAD(cuMemsetD2D32Async(d, pitch, v, w, h, s));
 }
 
 SHIM_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr d, size_t pitch, unsigned char v, size_t w,
 					  size_t h)
 {
-	return cuMemsetD2D8_v2(d, pitch, v, w, h);
+	return SHIM_PER_THREAD(cuMemsetD2D8_v2(d, pitch, v, w, h));
 }
 
 SHIM_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr d, size_t pitch, unsigned short v,
 					   size_t w, size_t h)
 {
-	return cuMemsetD2D16_v2(d, pitch, v, w, h);
+	return SHIM_PER_THREAD(cuMemsetD2D16_v2(d, pitch, v, w, h));
 }
 
 SHIM_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr d, size_t pitch, unsigned int v,
 					   size_t w, size_t h)
 {
-	return cuMemsetD2D32_v2(d, pitch, v, w, h);
+	return SHIM_PER_THREAD(cuMemsetD2D32_v2(d, pitch, v, w, h));
 }

@@ -220,6 +220,9 @@ void shim_ctx_set_top(uint64_t ctx);		/* replaces the top, or pushes */
 void shim_ctx_unstack(uint64_t ctx);		/* a destroyed context: zeroed */
 /* Resolves a CUstream to a daemon stream handle (NULL -> default). */
 CUresult shim_stream(CUstream s, uint64_t *handle);
+/* stream.c: a stream of the current context; its deferred destruction. */
+CUresult shim_stream_create(unsigned int flags, int priority, uint64_t *handle);
+CUresult shim_stream_destroy_handle(uint64_t handle);
 
 /* ctx.c: the primary context's handle, created if need be, not retained. */
 CUresult shim_primary_peek(CUdevice dev, uint64_t *handle);

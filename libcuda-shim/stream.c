@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "shim.h"
+#include "ptstream.h"
 #include "synchooks.h"
 #include "forkreg.h"
 
 /* What each stream was created with, by frontier slot (Local answers). */
 static struct {
 	uint64_t handle;
+	uint64_t ctx;
 	unsigned int flags;
 	int priority;
 } created[AXON_MAX_FRONTIER];
@@ -28,15 +30,13 @@ __attribute__((constructor)) static void register_streams_forget(void)
 	shim_fork_register(streams_forget);
 }
 
-static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
+CUresult shim_stream_create(unsigned int flags, int priority, uint64_t *handle)
 {
 	struct shim_waiter w = { 0 };
 	struct shim_ctx *sc;
 	struct axon_sqe *sqe;
 	CUresult r;
 
-	if (!ph)
-		return CUDA_ERROR_INVALID_VALUE;
 	if (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_get_ctx(&sc);
@@ -61,11 +61,25 @@ static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
 
 		shim.seq[slot] = 0;
 		created[slot].handle = w.aux[0];
+		created[slot].ctx = sc->handle;
 		created[slot].flags = flags;
 		created[slot].priority = priority;
-		*ph = (CUstream)(uintptr_t)w.aux[0];
+		*handle = w.aux[0];
 	}
 	shim_unlock();
+	return r;
+}
+
+static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
+{
+	uint64_t h;
+	CUresult r;
+
+	if (!ph)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream_create(flags, priority, &h);
+	if (!r)
+		*ph = (CUstream)(uintptr_t)h;
 	return r;
 }
 
@@ -121,17 +135,11 @@ SHIM_EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
 	return CUDA_SUCCESS;
 }
 
-static CUresult stream_destroy(CUstream s)
+/* Deferred: the stream's queued work still runs, as cuStreamDestroy's. */
+CUresult shim_stream_destroy_handle(uint64_t h)
 {
 	struct axon_sqe *sqe;
-	uint64_t h;
-	CUresult r;
 
-	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
-		return CUDA_ERROR_INVALID_HANDLE;
-	r = shim_stream(s, &h);
-	if (r)
-		return r;
 	shim_lock();
 	sqe = shim_sqe();
 	if (sqe) {
@@ -141,6 +149,17 @@ static CUresult stream_destroy(CUstream s)
 	}
 	shim_unlock();
 	return sqe ? CUDA_SUCCESS : shim_gone_error();
+}
+
+static CUresult stream_destroy(CUstream s)
+{
+	uint64_t h;
+	CUresult r;
+
+	if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
+		return CUDA_ERROR_INVALID_HANDLE;
+	r = shim_stream(s, &h);
+	return r ? r : shim_stream_destroy_handle(h);
 }
 
 SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
@@ -190,7 +209,7 @@ SHIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
 
 SHIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
 {
-	return cuStreamSynchronize(s);
+	return SHIM_PER_THREAD(cuStreamSynchronize(s));
 }
 
 SHIM_EXPORT CUresult cuStreamQuery(CUstream s)
@@ -216,7 +235,7 @@ SHIM_EXPORT CUresult cuStreamQuery(CUstream s)
 
 SHIM_EXPORT CUresult cuStreamQuery_ptsz(CUstream s)
 {
-	return cuStreamQuery(s);
+	return SHIM_PER_THREAD(cuStreamQuery(s));
 }
 
 SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flags)
@@ -248,7 +267,7 @@ SHIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flag
 
 SHIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags)
 {
-	return cuStreamWaitEvent(s, ev, flags);
+	return SHIM_PER_THREAD(cuStreamWaitEvent(s, ev, flags));
 }
 
 SHIM_EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned int *flags)
@@ -266,4 +285,125 @@ SHIM_EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned int *flags)
 	*flags = f;
 	SHIM_LOCAL();
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The context a stream belongs to: the one it was created in, for a
+ * stream made here, or the one whose default stream it is. Not the
+ * current context: a stream stays its context's whichever is current.
+ */
+static struct shim_ctx *stream_ctx(uint64_t h)
+{
+	uint32_t slot = shim_slot(h) % AXON_MAX_FRONTIER;
+	struct shim_ctx *sc = NULL;
+	uint64_t ctx = 0;
+	size_t i;
+
+	shim_lock();
+	if (created[slot].handle == h)
+		ctx = created[slot].ctx;
+	for (i = 0; !ctx && i < SHIM_MAX_CTX; i++)
+		if (shim.ctx[i].handle && shim.ctx[i].default_stream == h)
+			ctx = shim.ctx[i].handle;
+	shim_unlock();
+	if (ctx)
+		sc = shim_ctx_of((CUcontext)(uintptr_t)ctx);
+	return sc;
+}
+
+SHIM_EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx)
+{
+	struct shim_ctx *sc;
+	uint64_t h;
+	CUresult r;
+
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream(s, &h);
+	if (r)
+		return r;
+	sc = stream_ctx(h);
+	if (!sc)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*pctx = (CUcontext)(uintptr_t)sc->handle;
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pctx)
+{
+	return SHIM_PER_THREAD(cuStreamGetCtx(s, pctx));
+}
+
+/* No green contexts: a stream's green context is always NULL. */
+SHIM_EXPORT CUresult cuStreamGetCtx_v2(CUstream s, CUcontext *pctx, CUgreenCtx *pgreen)
+{
+	CUresult r;
+
+	if (!pctx && !pgreen)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (pgreen)
+		*pgreen = NULL;
+	if (!pctx) {
+		uint64_t h;
+
+		return shim_stream(s, &h);
+	}
+	r = cuStreamGetCtx(s, pctx);
+	return r;
+}
+
+SHIM_EXPORT CUresult cuStreamGetCtx_v2_ptsz(CUstream s, CUcontext *pctx, CUgreenCtx *pgreen)
+{
+	return SHIM_PER_THREAD(cuStreamGetCtx_v2(s, pctx, pgreen));
+}
+
+SHIM_EXPORT CUresult cuStreamGetDevice(CUstream s, CUdevice *device)
+{
+	struct shim_ctx *sc;
+	uint64_t h;
+	CUresult r;
+
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream(s, &h);
+	if (r)
+		return r;
+	sc = stream_ctx(h);
+	if (!sc)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*device = sc->device;
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream s, CUdevice *device)
+{
+	return SHIM_PER_THREAD(cuStreamGetDevice(s, device));
+}
+
+/*
+ * "Unique for the life of the program": the daemon's handle is, as its
+ * generation changes whenever a slot is reused. The legacy stream and
+ * each thread's per-thread stream are streams of their own, so their ids
+ * differ, as the driver's do.
+ */
+SHIM_EXPORT CUresult cuStreamGetId(CUstream s, unsigned long long *id)
+{
+	uint64_t h;
+	CUresult r;
+
+	if (!id)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = shim_stream(s, &h);
+	if (r)
+		return r;
+	*id = h;
+	SHIM_LOCAL();
+	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuStreamGetId_ptsz(CUstream s, unsigned long long *id)
+{
+	return SHIM_PER_THREAD(cuStreamGetId(s, id));
 }

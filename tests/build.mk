@@ -17,7 +17,7 @@ IT_OBJDIR  := $(BUILD)/obj/$(IT_DIR)
 IT_CLIENTS      := vecadd streams bigcopy errors busy
 IT_CLIENTS      += mempool vmm
 IT_CLIENTS      += pinned
-IT_CLIENTS      += launchex hostfn legacy bigimage
+IT_CLIENTS      += launchex hostfn legacy bigimage ptstream
 IT_CLIENTS      += mathlibs
 IT_CLIENTS      += graphcopy
 IT_CLIENT_PROGS := $(IT_CLIENTS:%=$(BUILD)/tests/bin/%)
@@ -27,7 +27,7 @@ IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl
 		   regressions
 IT_TESTS        += mempool vmm
 IT_TESTS        += pinned
-IT_TESTS        += launchex hostfn legacy bigimage launchraw
+IT_TESTS        += launchex hostfn legacy bigimage launchraw ptstream
 IT_TESTS        += graphcopy
 IT_TESTS        += mathlibs
 IT_TESTS        += restart isolation

@@ -114,6 +114,8 @@ int work_release_later(struct axond *d, struct client *c, release_fn fn, void *o
 struct stream *stream_new(struct client *c, struct ctx *ctx, bool is_default,
 			  int32_t *res);
 void stream_destroy_later(struct axond *d, struct client *c, struct stream *s);
+/* A wait of the legacy stream for destroyed s's order event is done. */
+void stream_order_wait_done(struct axond *d, struct client *c, void *obj);
 void event_destroy_later(struct axond *d, struct client *c, struct event *e);
 void module_destroy_later(struct axond *d, struct client *c, struct module *m);
 void mem_unmap_ctx(struct axond *d, struct client *c, struct ctx *ctx);

@@ -42,10 +42,60 @@ static void stream_release(struct axond *d, struct client *c, void *obj)
 	free(s);
 }
 
+static void stream_release_if_due(struct axond *d, struct client *c, struct stream *s)
+{
+	if (s->release_due && !s->order_waits)
+		stream_release(d, c, s);
+}
+
+/* Dispatcher: a destroyed stream's own work is done. */
+static void stream_own_work_done(struct axond *d, struct client *c, void *obj)
+{
+	struct stream *s = obj;
+
+	s->release_due = true;
+	stream_release_if_due(d, c, s);
+}
+
+void stream_order_wait_done(struct axond *d, struct client *c, void *obj)
+{
+	struct stream *s = obj;
+
+	s->order_waits--;
+	stream_release_if_due(d, c, s);
+}
+
+/*
+ * A marker on s itself, after its work, that releases it once done: only
+ * s's own work (and the legacy stream's waits for it) comes first, as
+ * cuStreamDestroy asks. A device-wide release would wait for all of the
+ * client's work instead, and while any stream was held by a host function
+ * everything queued after it would park behind that function too: the
+ * exit of a thread, destroying its per-thread stream, stalled every other
+ * thread's stream until an unrelated callback returned. False when out of
+ * memory (then it is released the device-wide way).
+ */
+static bool release_after_own_work(struct axond *d, struct client *c, struct stream *s)
+{
+	struct op_ctx o = { .d = d, .c = c, .stream = s, .deferred = true };
+	struct work *w = work_new(&o, WORK_MARKER);
+
+	if (!w)
+		return false;
+	w->done_fn = stream_own_work_done;
+	w->done_obj = s;
+	return work_submit_order(d, w, NULL);	/* never refused without then */
+}
+
 void stream_destroy_later(struct axond *d, struct client *c, struct stream *s)
 {
 	s->dying = true;
 	legacy_stream_destroy(d, c, s);
+	/* A capture's items are nodes, and a context's own release must
+	 * come after its streams': those keep the device-wide way. */
+	if (!s->is_default && !(s->mode & STREAM_CAPTURE) && !s->ctx->dying &&
+	    release_after_own_work(d, c, s))
+		return;
 	if (work_release_later(d, c, stream_release, s))
 		log_err("client %llu: out of memory queueing a stream release",
 			(unsigned long long)c->id);

@@ -272,16 +272,36 @@ static void test_status(CUstream s)
 
 /* ---- a stream destroyed with its callback pending ------------------------ */
 
-static void test_destroy(CUcontext ctx)
+/*
+ * cuStreamDestroy returns at once and lets the stream's work finish; it
+ * does not hold the other streams: their work runs while the destroyed
+ * stream's callback is still waiting (axond once released a stream
+ * device-wide, which parked everything after it behind the callback).
+ */
+static void test_destroy(CUcontext ctx, CUstream other)
 {
+	CUdeviceptr e;
 	CUstream s;
+	float h[N];
 
 	(void)ctx;
+	CK(cuMemAlloc(&e, N * sizeof(float)));
 	CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
 	atomic_store(&gate_open, 0);
+	atomic_store(&in_callback, 0);
 	atomic_store(&callback_done, 0);
 	CK(cuLaunchHostFunc(s, gated, NULL));
 	CK(cuStreamDestroy(s));
+	while (!atomic_load(&in_callback))
+		msleep(1);
+	fill(e, 6.0f, other);
+	CK(cuMemcpyDtoHAsync(h, e, sizeof(h), other));
+	CK(cuStreamSynchronize(other));	/* hangs if held */
+	if (h[0] != 6.0f || h[N - 1] != 6.0f)
+		cu_fail("another stream's work after a destroyed stream's callback");
+	if (atomic_load(&callback_done))
+		cu_fail("the destroyed stream's callback returned with its gate shut");
+	CK(cuMemFree(e));
 	atomic_store(&gate_open, 1);
 	CK(cuCtxSynchronize());
 	if (!atomic_load(&callback_done))
@@ -350,7 +370,7 @@ int main(void)
 	test_hold(st[0], st[1]);
 	test_many(st);
 	test_status(st[2]);
-	test_destroy(ctx);
+	test_destroy(ctx, st[1]);
 	test_fork(st[3]);
 
 	for (s = 0; s < NSTREAMS; s++)
