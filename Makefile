@@ -7,6 +7,8 @@
 #   make bench      native-vs-axon benchmarks
 #   make gpucheck   our CUDA programs and PyTorch natively and through axon
 #                   (GPU machine; Documentation/testing-gpu.md)
+#   make gpucheck-corpus  NVIDIA's CUDA samples and framework programs, the same
+#                   way, with wall times (testing-gpu.md §8)
 #   make install DESTDIR=...
 
 BUILD	?= build
@@ -63,6 +65,7 @@ include tests/cudart/cudart.mk
 include tests/tools/tools.mk
 include bench/build.mk
 include tests/gpu/gpu.mk
+include tests/gpu/corpus/corpus.mk
 include kmod/build.mk
 include selftests/build.mk
 include tests/vm/vm.mk
