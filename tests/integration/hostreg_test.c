@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * integration-hostreg: shared host regions used as device memory through
- * their host address (unified addressing), against a private axond (sim
- * backend).
+ * integration-hostreg: memory the program owns, registered with
+ * cuMemHostRegister, used as device memory through its host pointer
+ * (unified addressing), against a private axond (sim backend).
  *
+ *   transcript   tests/gpu/drv-hostreg --edges (built as
+ *                tests/bin/drv-hostreg) through the shim: registration
+ *                at unaligned ends, memsets, copies and sim kernels through
+ *                the host pointer, unregistration keeping the contents,
+ *                malloc'd and DEVICEMAP memory, READ_ONLY, and the edges
+ *                only axon defines (writes to READ_ONLY memory and past a
+ *                range refused, file mappings and shared pages staged,
+ *                IOMEMORY refused, fork gives a private copy); its stdout
+ *                must be exactly the transcript below. Afterwards the
+ *                daemon maps no client memfd.
  *   device_side  a raw client's region as a device address: memsets and
  *                device-to-device copies land in the client's own pages;
  *                a byte before or past the region is refused, so is a
@@ -21,6 +31,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +43,34 @@
 #include "harness.h"
 
 #define REGION	(1u << 20)
+
+static const char *const transcript =
+	"CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: 1\n"
+	"register PORTABLE, unaligned: contents kept\n"
+	"registered: device pointer == host pointer, attribute ==, type HOST, host ==\n"
+	"memset through the host pointer: OK\n"
+	"copy device <- host pointer: OK\n"
+	"copy pageable <- host pointer: OK\n"
+	"copy host pointer <- device: OK\n"
+	"kernels through the host pointer: add_one OK, iota OK, vectorAdd OK\n"
+	"bytes around the range: untouched\n"
+	"unregistered: contents kept\n"
+	"unregistered: no device pointer, writable\n"
+	"1000 bytes inside a page: device pointer == host pointer, attribute ==, type HOST, host ==\n"
+	"1000 bytes inside a page: memset OK\n"
+	"malloc 8 MiB, DEVICEMAP: device pointer == host pointer, attribute ==, type HOST, host ==\n"
+	"registered again: device pointer == host pointer, attribute ==, type HOST, host ==\n"
+	"overlapping registration: refused\n"
+	"cuMemHostAlloc DEVICEMAP: device pointer == host pointer, attribute ==, type HOST, host ==\n"
+	"cuMemHostAlloc DEVICEMAP: memset OK\n"
+	"read-only: kernel read OK\n"
+	"registration cost: measured (stderr)\n"
+	"edges: read-only: writes refused, reads OK, contents kept\n"
+	"edges: past the ends refused; a shared page: staged OK\n"
+	"edges: a file's mapping: staged, the file sees the copy\n"
+	"edges: registered again at once x20: identity each time, last byte 19\n"
+	"edges: fork: child had a private copy, parent's memory kept\n"
+	"done\n";
 
 /* The daemon's mappings of client memfds. */
 static int daemon_memfd_maps(void)
@@ -61,6 +100,53 @@ static int wait_maps(int want, int timeout_ms)
 		h_poll_pause();
 	return n;
 }
+
+static ssize_t read_all(int fd, char *buf, size_t cap, int timeout_ms)
+{
+	uint64_t end = h_now_ms() + (uint64_t)timeout_ms;
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (h_now_ms() > end || len + 1 >= cap)
+			return -1;
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	return (ssize_t)len;
+}
+
+START_TEST(test_transcript)
+{
+	static char out[16384];
+	char *argv[] = { (char *)h_bin("drv-hostreg"), (char *)h_kernel_path("cubin"),
+			 (char *)"--edges", NULL };
+	int fd = -1, rc;
+	pid_t pid = h_spawn(argv, &fd);
+	ssize_t n;
+
+	ck_assert(pid > 0);
+	n = read_all(fd, out, sizeof(out), H_MS(240000));
+	close(fd);
+	rc = h_wait_child(pid, H_MS(10000), "drv-hostreg");
+	if (n < 0 || rc != 0 || strcmp(out, transcript)) {
+		printf("drv-hostreg exited %d; its stdout:\n%s\nexpected:\n%s", rc,
+		       n < 0 ? "(unreadable)" : out, transcript);
+		ck_abort_msg("drv-hostreg's transcript differs");
+	}
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+	ck_assert_int_eq(wait_maps(0, H_MS(5000)), 0);
+}
+END_TEST
 
 /* ---- raw rings ------------------------------------------------------------ */
 
@@ -289,10 +375,13 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_unaligned);
 	tcase_add_test(tc, test_read_only);
 	tcase_add_test(tc, test_isolation);
+	tcase_add_test(tc, test_transcript);
 }
 
 int main(int argc, char **argv)
 {
 	h_init(argc, argv);
+	h_require_file(h_kernel_path("cubin"));
+	h_require_file(h_bin("drv-hostreg"));
 	return h_check_main("integration-hostreg", "2G", NULL, add_tests, 300);
 }
