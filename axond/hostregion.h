@@ -4,7 +4,10 @@
  * the client's table of them: ops/hostmem.h) and the backends that
  * register it with the device (backend.h, cuda/hostmem.c) see it: a
  * client's memfd, mapped by the client at [base, base + len) and by the
- * daemon at map.
+ * daemon at map (the same address: only there is it mapped). base need not
+ * be page-aligned (memory the application registers, cuMemHostRegister):
+ * the memfd then starts at base's page, and both mappings cover whole
+ * pages, while only [base, base + len) can be named.
  */
 #ifndef AXOND_HOSTREGION_H
 #define AXOND_HOSTREGION_H
@@ -20,10 +23,12 @@ struct axond;
 
 struct hostmem {
 	uint64_t base, len;		/* the client's address range */
-	unsigned char *map;		/* the daemon's MAP_SHARED mapping */
-	size_t map_len;
-	unsigned int flags;		/* CU_MEMHOSTALLOC_* */
-	uint64_t devptr;		/* the address kernels use for base */
+	unsigned char *map;		/* the daemon's MAP_SHARED mapping of base */
+	size_t map_off;			/* base's offset in its first page */
+	size_t map_len;			/* whole pages, from map - map_off */
+	unsigned int flags;		/* CU_MEMHOSTALLOC_*, AXON_HOSTMEM_F_* */
+	uint64_t devptr;		/* the address kernels use for base (atomic:
+					 * the backend's registrar sets it) */
 	void *info;			/* data-area struct axon_hostmem_info */
 	void *backend_priv;
 	struct hostmem *next_dying;	/* unregistered, release pending */
@@ -42,7 +47,15 @@ struct hostmem {
  */
 static inline uint64_t hostmem_client_devptr(const struct hostmem *h)
 {
-	return h->devptr && h->devptr == h->base ? h->base : 0;
+	uint64_t devptr = __atomic_load_n(&h->devptr, __ATOMIC_ACQUIRE);
+
+	return devptr && devptr == h->base ? h->base : 0;
+}
+
+/* The first page of the daemon's mapping (what munmap and the driver see). */
+static inline unsigned char *hostmem_map_start(const struct hostmem *h)
+{
+	return h->map - h->map_off;
 }
 
 /*

@@ -23,7 +23,8 @@ SHIM_SRCS += libcuda-shim/conn.c libcuda-shim/data.c libcuda-shim/device.c \
 	libcuda-shim/launch.c libcuda-shim/errors.c
 SHIM_SRCS += libcuda-shim/exporttable.c libcuda-shim/md2.c libcuda-shim/ctxstore.c \
 	libcuda-shim/library.c libcuda-shim/refused.c libcuda-shim/profile.c libcuda-shim/capture.c libcuda-shim/occupancy.c \
-	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c libcuda-shim/exportlibs.c
+	libcuda-shim/ctxlocal.c libcuda-shim/hostmem.c libcuda-shim/hostreg.c \
+	libcuda-shim/exportlibs.c
 SHIM_SRCS += libcuda-shim/devout.c libcuda-shim/cpus.c libcuda-shim/forkreg.c \
 	libcuda-shim/log.c libcuda-shim/errstate.c libcuda-shim/synchooks.c \
 	libcuda-shim/current.c libcuda-shim/ptstream.c libcuda-shim/hostwork.c libcuda-shim/graphrec.c

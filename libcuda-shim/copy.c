@@ -8,8 +8,10 @@
  * asynchronous forms are truly asynchronous (the caller must leave the
  * buffer alone until the stream passes the copy, as with CUDA).
  *
- * Any other host memory (pageable, registered with cuMemHostRegister, or
- * straddling a region's end) crosses through the data area in chunks, so a
+ * Memory registered with cuMemHostRegister is such a region too, once
+ * hostreg.c moved it onto a memfd. Any other host memory (pageable,
+ * registered memory that could not move, or straddling a region's end)
+ * crosses through the data area in chunks, so a
  * copy of any size streams: host-to-device chunks are staged and queued
  * (deferred) while the device drains earlier ones, HTOD_DEPTH of them at
  * most; device-to-host chunks are pipelined: later chunks' copies into the

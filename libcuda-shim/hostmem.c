@@ -22,11 +22,18 @@
  * remembers, and copies are staged through the data area as for pageable
  * memory; DEVICEMAP then answers NOT_SUPPORTED.
  *
- * cuMemHostRegister of memory the application already has cannot be
- * shared: the daemon cannot map another process's anonymous memory. It
- * records the range (to answer flags and refuse double registration) and
- * copies from it are staged. DEVICEMAP and IOMEMORY registrations answer
- * NOT_SUPPORTED.
+ * cuMemHostRegister of memory the application already has moves the
+ * range's pages onto a memfd shared with the daemon, at the same address
+ * and with the same contents (hostreg.c), and registers it as above, with
+ * any flags: the device pointer is then the host pointer, as natively
+ * under unified addressing, so memsets, copies and kernels may name it
+ * (XLA does), and copies from and to it go in place. Memory that cannot
+ * move (not private anonymous memory, a page another registration moved
+ * already, the address taken in the daemon, the kernel transport) is only
+ * recorded (to answer flags and refuse double registration): copies from
+ * it are staged, it has no device pointer, and a DEVICEMAP registration
+ * of it answers NOT_SUPPORTED. IOMEMORY (another device's memory) answers
+ * NOT_SUPPORTED: the daemon can map no such thing of a client's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +52,8 @@ struct host_range {
 	unsigned int flags;
 	bool allocated;		/* ours to free; else registered */
 	bool shared;		/* a memfd the daemon maps too */
+	bool moved;		/* registered, moved onto a memfd (hostreg.c) */
+	struct shim_hostreg reg;	/* moved: its pages */
 	uint64_t devptr;	/* shared: the device's address of base */
 };
 
@@ -123,15 +132,20 @@ static void drop(struct host_range *r)
 }
 
 /*
- * A forked child has none of the shared regions (MADV_DONTFORK) and is a
- * new client of the daemon: forget them, keep the rest (ordinary memory is
- * inherited). Runs in the child only, single-threaded.
+ * A forked child has none of the allocated shared regions (MADV_DONTFORK)
+ * and is a new client of the daemon: forget them, keep the rest (ordinary
+ * memory is inherited). The program's own registered memory it inherits,
+ * as natively, but as a private copy: a MAP_SHARED mapping would let
+ * parent and child write into each other's memory. Runs in the child
+ * only, single-threaded.
  */
 static void child_forgets_shared(void)
 {
 	size_t i = 0;
 
 	while (i < nranges) {
+		if (ranges[i].moved)
+			shim_hostreg_unshare_or_wipe(&ranges[i].reg);
 		if (ranges[i].shared)
 			drop(&ranges[i]);
 		else
@@ -234,6 +248,52 @@ static void *shared_hint(size_t map_len)
 	return NULL;
 }
 
+CUresult shim_hostmem_register_fd(int fd, uint64_t addr, uint64_t len, unsigned int flags,
+				  uint64_t *devptr)
+{
+	struct axon_hostmem_info info;
+	struct shim_waiter w = { 0 };
+	struct axon_sqe *sqe;
+	uint64_t cookie, id, off;
+	CUresult r;
+
+	*devptr = 0;
+	shim_lock();
+	cookie = ++next_cookie;
+	if (send_fd(fd, cookie)) {
+		shim_unlock();
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	off = shim_data_alloc(sizeof(info), &id);
+	sqe = shim_sqe();
+	if (!sqe) {
+		shim_data_done(id);
+		shim_unlock();
+		return shim_gone_error();
+	}
+	axon_prep_hostmem_register(sqe, cookie, addr, len, (uint32_t)off, sizeof(info), flags);
+	r = shim_sync_op(sqe, &w);
+	memcpy(&info, shim.ring.data + off, sizeof(info));
+	shim_data_done(id);
+	/* A failed registration may be in the daemon's table (the device
+	 * refused it): take it out before the address is reused. Where the
+	 * address was taken nothing was recorded. */
+	if (r && r != CUDA_ERROR_ALREADY_MAPPED)
+		unregister_locked((const void *)(uintptr_t)addr, false);
+	shim_unlock();
+	if (!r)
+		*devptr = info.devptr;
+	return r;
+}
+
+void shim_hostmem_unregister_addr(const void *addr)
+{
+	shim_lock();
+	if (shim.connected)
+		unregister_locked(addr, true);
+	shim_unlock();
+}
+
 /*
  * Maps len bytes of a new memfd and registers it with the daemon. Returns
  * CUDA_ERROR_NOT_SUPPORTED when sharing is impossible here (the caller
@@ -243,10 +303,6 @@ static CUresult shared_alloc(size_t len, unsigned int flags, void **out, size_t 
 			     uint64_t *devptr)
 {
 	const size_t page = page_size();
-	struct axon_hostmem_info info;
-	struct shim_waiter w = { 0 };
-	struct axon_sqe *sqe;
-	uint64_t cookie, id, off;
 	size_t map_len;
 	unsigned int tries = 0;
 	CUresult r;
@@ -284,53 +340,20 @@ again:
 	madvise(p, map_len, MADV_DONTFORK);
 
 	pthread_mutex_lock(&reg_lock);
-	shim_lock();
-	cookie = ++next_cookie;
-	if (send_fd(fd, cookie)) {
-		shim_unlock();
-		pthread_mutex_unlock(&reg_lock);
-		close(fd);
-		munmap(p, map_len);
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	off = shim_data_alloc(sizeof(info), &id);
-	sqe = shim_sqe();
-	if (!sqe) {
-		shim_data_done(id);
-		shim_unlock();
-		pthread_mutex_unlock(&reg_lock);
-		close(fd);
-		munmap(p, map_len);
-		return shim_gone_error();
-	}
-	axon_prep_hostmem_register(sqe, cookie, (uint64_t)(uintptr_t)p, len, (uint32_t)off,
-				   sizeof(info), flags);
-	r = shim_sync_op(sqe, &w);
-	memcpy(&info, shim.ring.data + off, sizeof(info));
-	shim_data_done(id);
+	r = shim_hostmem_register_fd(fd, (uint64_t)(uintptr_t)p, len, flags, devptr);
+	pthread_mutex_unlock(&reg_lock);
 	if (r == CUDA_ERROR_ALREADY_MAPPED && ++tries < SHARED_TRIES) {
 		/* Taken in the daemon; it mapped nothing. Elsewhere. */
-		shim_unlock();
-		pthread_mutex_unlock(&reg_lock);
 		munmap(p, map_len);
-		memset(&w, 0, sizeof(w));	/* a waiter serves one op */
 		goto again;
 	}
 	close(fd);
 	if (r) {
-		/* It may be in the daemon's table (a failed registration with
-		 * the device): take it out before the address is reused. */
-		unregister_locked(p, false);
-		shim_unlock();
-		pthread_mutex_unlock(&reg_lock);
 		munmap(p, map_len);
 		return r == shim_gone_error() ? r : CUDA_ERROR_NOT_SUPPORTED;
 	}
-	shim_unlock();
-	pthread_mutex_unlock(&reg_lock);
 	*out = p;
 	*map_out = map_len;
-	*devptr = info.devptr;
 	return CUDA_SUCCESS;
 }
 
@@ -554,26 +577,91 @@ CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdevic
 	return CUDA_SUCCESS;
 }
 
+/* Does a moved or allocated shared range hold a page of [p, p + len)? Its
+ * pages are a memfd's already: they cannot move again. Lock held. */
+static bool shares_a_page(const char *p, size_t len)
+{
+	const uintptr_t page = page_size();
+	const uintptr_t start = (uintptr_t)p & ~(page - 1);
+	const uintptr_t end = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+	size_t i;
+
+	for (i = 0; i < nranges; i++) {
+		uintptr_t s = (uintptr_t)ranges[i].base & ~(page - 1);
+		uintptr_t e = s + ranges[i].map_len;
+
+		if (ranges[i].moved) {
+			s = (uintptr_t)ranges[i].reg.map_base;
+			e = s + ranges[i].reg.map_len;
+		}
+		if (ranges[i].shared && s < end && start < e)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Natively the driver pins the range where it is and, under unified
+ * addressing, maps it for the device at its own address whatever the
+ * flags. Here it moves onto memory shared with the daemon (hostreg.c) when
+ * it can; otherwise it is recorded and staged, and only a DEVICEMAP
+ * registration, which asks for the device pointer, fails.
+ */
 SHIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags)
 {
 	const unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
 				   CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+	struct shim_hostreg reg = { 0 };
+	struct host_range *hr;
 	struct shim_ctx *sc;
+	bool busy, moved = false;
 	CUresult r;
 
-	if (!p || !bytesize || (flags & ~known))
+	if (!p || !bytesize || (flags & ~known) || (uintptr_t)p + bytesize < (uintptr_t)p)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
-	if (flags & (CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY))
+	if (flags & CU_MEMHOSTREGISTER_IOMEMORY)
 		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_once(&atfork_once, install_atfork);
+	/* One registration at a time: the check and the add are one step. */
+	pthread_mutex_lock(&reg_lock);
 	pthread_mutex_lock(&host_lock);
 	if (overlaps(p, bytesize))
 		r = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-	else if (!add(p, bytesize, flags, false))
-		r = CUDA_ERROR_OUT_OF_MEMORY;
+	busy = shares_a_page(p, bytesize);
 	pthread_mutex_unlock(&host_lock);
+	if (!r && !busy) {
+		r = shim_hostreg_share(p, bytesize, flags & (CU_MEMHOSTREGISTER_PORTABLE |
+							     CU_MEMHOSTREGISTER_DEVICEMAP |
+							     CU_MEMHOSTREGISTER_READ_ONLY), &reg);
+		moved = !r;
+		/* Not memory that can be shared: staged, as before. */
+		if (r == CUDA_ERROR_NOT_SUPPORTED || r == CUDA_ERROR_ALREADY_MAPPED)
+			r = CUDA_SUCCESS;
+	}
+	if (!r && !moved && (flags & CU_MEMHOSTREGISTER_DEVICEMAP))
+		r = CUDA_ERROR_NOT_SUPPORTED;	/* the device cannot reach it */
+	if (!r) {
+		pthread_mutex_lock(&host_lock);
+		hr = add(p, bytesize, flags, false);
+		if (hr && moved) {
+			hr->shared = hr->moved = true;
+			hr->reg = reg;
+			hr->map_len = reg.map_len;
+			hr->devptr = reg.devptr;
+		}
+		pthread_mutex_unlock(&host_lock);
+		if (!hr) {
+			if (moved) {
+				shim_hostreg_unshare(&reg);
+				shim_hostmem_unregister_addr(p);
+			}
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
 	SHIM_LOCAL();
 	return r;
 }
@@ -583,17 +671,52 @@ SHIM_EXPORT CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int fl
 	return cuMemHostRegister_v2(p, bytesize, flags);
 }
 
+/* Waits for the current context's work, if there is a context. */
+static CUresult sync_current(void)
+{
+	if (!shim_current_ctx() || !__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
+		return CUDA_SUCCESS;
+	return cuCtxSynchronize();
+}
+
+/*
+ * Moved memory moves back onto private pages, contents in place, once the
+ * device is done with it: the current context is synchronised first (the
+ * driver's unregistration cannot unpin pages under a copy either), and an
+ * error of earlier asynchronous work it reports is returned, as the
+ * driver's calls may, with the unregistration done all the same. It is
+ * synchronised again after the unregistration, whose release in the
+ * daemon follows the work queued before it: once this returns the daemon
+ * maps nothing there, so the same range can be registered again at once
+ * (a mapping still there would make the daemon refuse the address).
+ */
 SHIM_EXPORT CUresult cuMemHostUnregister(void *p)
 {
-	struct host_range *r;
+	struct host_range *r, copy = { 0 };
+	CUresult res = CUDA_SUCCESS;
 	bool ok;
 
 	pthread_mutex_lock(&host_lock);
 	r = find(p, true);
 	ok = r && !r->allocated;
-	if (ok)
+	if (ok) {
+		copy = *r;
 		drop(r);
+	}
 	pthread_mutex_unlock(&host_lock);
+	if (ok && copy.moved) {
+		CUresult again;
+
+		res = sync_current();
+		/* Should memory run out for the copy, the range stays on the
+		 * memfd, which only this process maps once the daemon lets
+		 * go: the contents are in place all the same. */
+		shim_hostreg_unshare(&copy.reg);
+		shim_hostmem_unregister_addr(copy.base);
+		again = sync_current();
+		if (!res)
+			res = again;
+	}
 	SHIM_LOCAL();
-	return ok ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+	return ok ? res : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }

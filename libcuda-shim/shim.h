@@ -207,6 +207,35 @@ bool shim_hostmem_shared(const void *p, size_t len);
 CUresult shim_hostmem_alloc_shared(size_t len, void **out);
 /* cuPointerGetAttribute for host memory the shim allocated or registered. */
 CUresult shim_hostmem_pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
+/*
+ * Registers memfd fd, mapped (or to be mapped) by this process at
+ * [addr, addr + len) rounded out to pages, with the daemon: CUDA_SUCCESS
+ * and the region's device pointer (0: none), ALREADY_MAPPED (the address
+ * is taken in the daemon; nothing recorded), NOT_SUPPORTED (it cannot be
+ * shared here), or the daemon's error. The caller holds hostmem.c's
+ * registration lock (shim_hostmem_register_fd is called from within
+ * cuMemHostRegister only).
+ */
+CUresult shim_hostmem_register_fd(int fd, uint64_t addr, uint64_t len, unsigned int flags,
+				  uint64_t *devptr);
+/* Takes the region at addr out of the daemon's table (after queued work). */
+void shim_hostmem_unregister_addr(const void *addr);
+
+/* hostreg.c: application memory moved onto memory shared with the daemon. */
+struct shim_hostreg {
+	char *map_base;			/* whole pages holding the range */
+	size_t map_len;
+	unsigned long long ino;		/* the memfd's, to know it again */
+	uint64_t devptr;		/* the daemon's answer: the host address */
+};
+/* CUDA_SUCCESS (moved and registered), NOT_SUPPORTED (not memory that can
+ * move: the caller stages), or another error. */
+CUresult shim_hostreg_share(void *p, size_t len, unsigned int flags, struct shim_hostreg *out);
+/* Moves the pages back onto private anonymous memory, contents kept;
+ * false if they are not the memfd's any more or memory ran out. */
+bool shim_hostreg_unshare(const struct shim_hostreg *r);
+/* In a forked child: unshare, or at worst replace with zeroes. */
+void shim_hostreg_unshare_or_wipe(const struct shim_hostreg *r);
 
 /* current.c: the calling thread's current context and what calls name.
  * No lock needed (the stack is the thread's own). */

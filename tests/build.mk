@@ -108,6 +108,22 @@ $(BUILD)/tests/bin/drv-copy2d: $(BUILD)/obj/tests/gpu/drv-copy2d.o $(SHIM_LIB)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
+# Registered host memory: integration-hostreg (hostreg_test.c) drives
+# tests/gpu/drv-hostreg, which gpucheck runs natively and through axon.
+IT_HOSTREG_TEST := $(BUILD)/tests/integration-hostreg
+$(IT_OBJDIR)/hostreg_test.o: CFLAGS += $(CHECK_CFLAGS)
+$(IT_HOSTREG_TEST): $(IT_OBJDIR)/hostreg_test.o $(IT_HARNESS_OBJS) $(LIBAXON_A)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(IT_HARNESS_OBJS) $(LIBAXON_A) $(CHECK_LIBS) $(JSON_LIBS) -lm
+$(IT_HOSTREG_TEST): | $(BUILD)/bin/axond $(BUILD)/tests/bin/drv-hostreg
+TEST_PROGS += $(IT_HOSTREG_TEST)
+# Its own copy, with the rpath of the other clients here.
+$(BUILD)/tests/bin/drv-hostreg: $(BUILD)/obj/tests/gpu/drv-hostreg.o $(SHIM_LIB)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
 ALL_TARGETS += $(IT_CLIENT_PROGS)
 
 .PHONY: integration-progs

@@ -81,19 +81,24 @@ static void *registrar(void *arg)
 			hr.tail = NULL;
 		g->state = HR_RUNNING;
 		pthread_mutex_unlock(&hr.lock);
+		/* Whole pages (the driver registers no less); READ_ONLY as
+		 * the client asked: the device then cannot write it. */
 		if (!rr)
-			rr = vd.cuMemHostRegister(g->h->map, g->h->map_len,
+			rr = vd.cuMemHostRegister(hostmem_map_start(g->h), g->h->map_len,
 						  CU_MEMHOSTREGISTER_PORTABLE |
-						  CU_MEMHOSTREGISTER_DEVICEMAP);
+						  CU_MEMHOSTREGISTER_DEVICEMAP |
+						  ((g->h->flags & AXON_HOSTMEM_F_READ_ONLY) ?
+						   CU_MEMHOSTREGISTER_READ_ONLY : 0));
 		if (!rr) {
 			rr = vd.cuMemHostGetDevicePointer(&dp, g->h->map, 0);
 			if (rr)
-				vd.cuMemHostUnregister(g->h->map);
+				vd.cuMemHostUnregister(hostmem_map_start(g->h));
 		}
 		if (rr)
 			log_err("cuda: registering a shared host region of %zu bytes: %s",
 				g->h->map_len, vendor_err(rr));
-		g->h->devptr = (uint64_t)dp;
+		/* Read by the dispatcher and executors (hostmem_client_devptr). */
+		__atomic_store_n(&g->h->devptr, (uint64_t)dp, __ATOMIC_RELEASE);
 		/* Completes the client's REGISTER; h stays ours until the
 		 * state below says so (unregister waits for it). */
 		hostmem_register_done(hr.d, g->h, g->w, (int32_t)rr);
@@ -171,7 +176,7 @@ void cuda_hostmem_unregister(struct axond *d, struct hostmem *h)
 		 * executor, in the client's own context, maybe poisoned). */
 		CUcontext prev;
 		bool pushed = hr.ctx && vd.cuCtxPushCurrent(hr.ctx) == CUDA_SUCCESS;
-		CUresult r = vd.cuMemHostUnregister(h->map);
+		CUresult r = vd.cuMemHostUnregister(hostmem_map_start(h));
 
 		if (pushed)
 			vd.cuCtxPopCurrent(&prev);

@@ -4,12 +4,31 @@
  * data area (pageable host memory is staged there by the shim) or, with
  * AXON_COPY_F_HOSTMEM, a range of one of the client's shared host regions
  * (ops/hostmem.c), read or written in place; the device side must lie
- * inside one live allocation of the client. A 2D copy (MEMCPY_2D) is a
- * rectangle of rows with a pitch on each side, checked span by span.
+ * inside one live allocation of the client or, as under unified
+ * addressing, inside one of its shared host regions named by its host
+ * address (memory the program pinned is device memory too: XLA memsets and
+ * copies registered memory through the host pointer). A region the device
+ * may only read (READ_ONLY) is never the target of a write. A 2D copy
+ * (MEMCPY_2D) is a rectangle of rows with a pitch on each side, checked
+ * span by span.
  */
 #include <cuda.h>
 #include "ops.h"
 #include "hostmem.h"
+
+/* A device side: one live allocation, or one shared region by its device
+ * (= host) address. */
+static bool device_range(struct client *c, uint64_t addr, uint64_t len, bool write)
+{
+	return client_range_valid(c, addr, len) ||
+	       hostmem_device_span(c, addr, len, write, false);
+}
+
+/* A shared region's host side of a device-to-host copy: written. */
+static unsigned char *host_written(struct client *c, uint64_t addr, uint64_t len)
+{
+	return hostmem_read_only(c, addr, len) ? NULL : hostmem_translate(c, addr, len);
+}
 
 struct memcpy_req {
 	enum work_type type;
@@ -34,16 +53,16 @@ int32_t op_memcpy_prep(struct op_ctx *o)
 	case AXON_OP_MEMCPY_HTOD:
 		r->type = WORK_HTOD;
 		r->host = hflags ? hostmem_translate(c, src, len) : data_range(c, src, len);
-		ok = client_range_valid(c, dst, len) && r->host;
+		ok = device_range(c, dst, len, true) && r->host;
 		break;
 	case AXON_OP_MEMCPY_DTOH:
 		r->type = WORK_DTOH;
-		r->host = hflags ? hostmem_translate(c, dst, len) : data_range(c, dst, len);
-		ok = r->host && client_range_valid(c, src, len);
+		r->host = hflags ? host_written(c, dst, len) : data_range(c, dst, len);
+		ok = r->host && device_range(c, src, len, false);
 		break;
 	default:
 		r->type = WORK_DTOD;
-		ok = client_range_valid(c, dst, len) && client_range_valid(c, src, len);
+		ok = device_range(c, dst, len, true) && device_range(c, src, len, false);
 		break;
 	}
 	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -99,7 +118,7 @@ int32_t op_memset_prep(struct op_ctx *o)
 			      m->height - 1 > (UINT64_MAX - row) / m->pitch))
 		return CUDA_ERROR_INVALID_VALUE;
 	extent = m->height > 1 ? m->pitch * (m->height - 1) + row : row;
-	if (!client_range_valid(o->c, m->dst, extent))
+	if (!device_range(o->c, m->dst, extent, true))
 		return CUDA_ERROR_INVALID_VALUE;
 	r->row = row;
 	return CUDA_SUCCESS;
@@ -152,11 +171,14 @@ static bool rect_extent(uint64_t width, uint64_t height, uint64_t pitch, uint64_
 }
 
 /* A rectangle's host side: a shared region's or a data-area range. */
-static unsigned char *rect_host(struct client *c, uint64_t at, uint64_t extent, bool shared)
+static unsigned char *rect_host(struct client *c, uint64_t at, uint64_t extent, bool shared,
+			        bool write)
 {
 	if (at + extent < at)
 		return NULL;
-	return shared ? hostmem_translate(c, at, extent) : data_range(c, at, extent);
+	if (!shared)
+		return data_range(c, at, extent);
+	return write ? host_written(c, at, extent) : hostmem_translate(c, at, extent);
 }
 
 struct memcpy_2d_req {
@@ -190,16 +212,16 @@ int32_t op_memcpy_2d_prep(struct op_ctx *o)
 		return CUDA_SUCCESS;
 	switch (m->dir) {
 	case AXON_COPY_2D_HTOD:
-		r->host = rect_host(c, m->src, sext, shared);
-		ok = r->host && client_range_valid(c, m->dst, dext);
+		r->host = rect_host(c, m->src, sext, shared, false);
+		ok = r->host && device_range(c, m->dst, dext, true);
 		break;
 	case AXON_COPY_2D_DTOH:
-		r->host = rect_host(c, m->dst, dext, shared);
-		ok = r->host && client_range_valid(c, m->src, sext);
+		r->host = rect_host(c, m->dst, dext, shared, true);
+		ok = r->host && device_range(c, m->src, sext, false);
 		break;
 	default:
-		ok = client_range_valid(c, m->dst, dext) &&
-		     client_range_valid(c, m->src, sext);
+		ok = device_range(c, m->dst, dext, true) &&
+		     device_range(c, m->src, sext, false);
 		break;
 	}
 	if (!ok)

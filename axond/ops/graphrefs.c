@@ -171,11 +171,17 @@ int32_t graph_refs_check(struct client *c, const struct graph_refs *r)
 	for (i = 0; i < r->nhosts; i++)
 		if (hostmem_translate(c, r->hosts[i].addr, r->hosts[i].len) != r->hosts[i].map)
 			return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&c->alloc_lock);
-	for (i = 0; i < r->nranges && !res; i++)
-		if (!rangemap_find_span(&c->allocs, r->ranges[i].addr,
-					r->ranges[i].len ? r->ranges[i].len : 1))
+	/* A device range is a live allocation or, as when it was captured,
+	 * a shared region named by its host address (unified addressing). */
+	for (i = 0; i < r->nranges && !res; i++) {
+		uint64_t len = r->ranges[i].len ? r->ranges[i].len : 1;
+		bool ok;
+
+		pthread_mutex_lock(&c->alloc_lock);
+		ok = rangemap_find_span(&c->allocs, r->ranges[i].addr, len);
+		pthread_mutex_unlock(&c->alloc_lock);
+		if (!ok && !hostmem_device_span(c, r->ranges[i].addr, len, false, false))
 			res = CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_unlock(&c->alloc_lock);
+	}
 	return res;
 }

@@ -24,6 +24,14 @@
  * The kernel transport has no socket to carry a descriptor, and the module
  * offers no way to share client memory with the daemon: REGISTER answers
  * NOT_SUPPORTED there and the shim stages copies as before.
+ *
+ * A region is also device memory of the client's, at its own address
+ * (unified addressing: the device pointer of pinned memory is its host
+ * pointer): copies, memsets and the sim's kernels may name it as a device
+ * address (hostmem_device_span). Those lookups come from executors too (a
+ * kernel's pointer arguments are checked when it runs), so the table's
+ * regions and dying list change under the client's alloc_lock; the
+ * dispatcher, their only writer, reads them without it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,10 +74,16 @@ struct hostmem_table {
 
 static struct hostmem_table *table(struct client *c)
 {
+	struct hostmem_table *t;
+
 	if (!c->hostmem) {
-		c->hostmem = calloc(1, sizeof(*c->hostmem));
-		if (c->hostmem)
-			rangemap_init(&c->hostmem->regions);
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		rangemap_init(&t->regions);
+		pthread_mutex_lock(&c->alloc_lock);
+		c->hostmem = t;
+		pthread_mutex_unlock(&c->alloc_lock);
 	}
 	return c->hostmem;
 }
@@ -184,7 +198,7 @@ static int take_fd(struct client *c, uint64_t cookie)
  * mapped it elsewhere and answered that address as the device pointer,
  * telling the client where the daemon's memory lies.)
  */
-static int map_memfd(int fd, size_t map_len, uint64_t base, unsigned char **map)
+static int map_memfd(int fd, size_t map_len, uint64_t start, unsigned char **map)
 {
 	struct stat st;
 	int seals;
@@ -197,14 +211,14 @@ static int map_memfd(int fd, size_t map_len, uint64_t base, unsigned char **map)
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
 		return CUDA_ERROR_INVALID_VALUE;
-	p = mmap((void *)(uintptr_t)base, map_len, PROT_READ | PROT_WRITE,
+	p = mmap((void *)(uintptr_t)start, map_len, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	if (p == MAP_FAILED)
 		return errno == EEXIST ? CUDA_ERROR_ALREADY_MAPPED :
 		       errno == ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
 	/* Kernels before 4.17 take the flag for a hint and may place it
 	 * elsewhere: that is taken too, and not for the client to know. */
-	if (p != (void *)(uintptr_t)base) {
+	if (p != (void *)(uintptr_t)start) {
 		munmap(p, map_len);
 		return CUDA_ERROR_ALREADY_MAPPED;
 	}
@@ -227,7 +241,7 @@ static void hostmem_free(struct axond *d, struct client *c, struct hostmem *h)
 {
 	if (h->backend_priv && d->backend->hostmem_unregister)
 		d->backend->hostmem_unregister(d, h);
-	munmap(h->map, h->map_len);
+	munmap(hostmem_map_start(h), h->map_len);
 	holdings_give(d, c, HOLD_MAPPING, 1);
 	mq_pinned_give(d, c, h->map_len);
 	free(h);
@@ -241,14 +255,20 @@ struct hostmem_req {
 int32_t op_hostmem_register_prep(struct op_ctx *o)
 {
 	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
-				   CU_MEMHOSTALLOC_WRITECOMBINED;
+				   CU_MEMHOSTALLOC_WRITECOMBINED | AXON_HOSTMEM_F_READ_ONLY;
 	const typeof(o->sqe->obj) *a = &o->sqe->obj;
+	const uint64_t va = o->c->params.va_base, va_size = o->c->params.va_size;
 	void *info;
 
 	if (!o->c->xport->recvmsg)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	if (!a->handle || !a->arg1 || (a->arg0 % PAGE) || a->arg0 + a->arg1 < a->arg0 ||
-	    a->arg1 > UINT64_MAX - PAGE || (a->arg2 & ~(uint64_t)known))
+	/* Whole pages from base's to the end's must not wrap either. */
+	if (!a->handle || !a->arg1 || a->arg0 + a->arg1 < a->arg0 ||
+	    a->arg0 + a->arg1 > UINT64_MAX - PAGE || (a->arg2 & ~(uint64_t)known))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* A region is a device address of the client's too: never inside
+	 * its device window, where the address already means device memory. */
+	if (a->arg0 < va + va_size && va < a->arg0 + a->arg1)
 		return CUDA_ERROR_INVALID_VALUE;
 	info = a->data_len >= sizeof(struct axon_hostmem_info) ?
 	       data_range(o->c, a->data_off, sizeof(struct axon_hostmem_info)) : NULL;
@@ -272,7 +292,7 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 	void *info = op_req(o, struct hostmem_req)->info;
 	struct hostmem_table *t;
 	struct hostmem *h;
-	uint64_t map_len;
+	uint64_t map_len, start, end;
 	unsigned char *map;
 	struct work *w;
 	int fd, ret;
@@ -296,7 +316,11 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 		if (fd < 0)
 			return OP_COMPLETE;
 	}
-	map_len = (a->arg1 + PAGE - 1) & ~(PAGE - 1);
+	/* Whole pages: the memfd starts at base's page (prep checked that
+	 * the end rounded up does not wrap). */
+	start = a->arg0 & ~(PAGE - 1);
+	end = (a->arg0 + a->arg1 + PAGE - 1) & ~(PAGE - 1);
+	map_len = end - start;
 	/* Before mapping: the client's own region there is not "taken". */
 	if (overlaps_region(t, a->arg0, a->arg1)) {
 		close(fd);
@@ -316,7 +340,7 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
-	ret = map_memfd(fd, map_len, a->arg0, &map);
+	ret = map_memfd(fd, map_len, start, &map);
 	close(fd);
 	if (ret) {
 		holdings_give(o->d, c, HOLD_MAPPING, 1);
@@ -334,16 +358,20 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 	}
 	h->base = a->arg0;
 	h->len = a->arg1;
-	h->map = map;
+	h->map_off = (size_t)(a->arg0 - start);
+	h->map = map + h->map_off;
 	h->map_len = map_len;
 	h->flags = (unsigned int)a->arg2;
 	h->info = info;
 	/* Without a backend hook the daemon's mapping is what the device
 	 * reads (the sim): the client's address. A backend that registers
-	 * sets its own. Every region gets one: with unified addressing CUDA
-	 * maps all pinned memory, DEVICEMAP or not. */
-	h->devptr = h->base;
+	 * sets its own once the driver knows the region (until then the
+	 * region is no device address). Every region gets one: with unified
+	 * addressing CUDA maps all pinned memory, DEVICEMAP or not. */
+	h->devptr = o->d->backend->hostmem_register ? 0 : h->base;
+	pthread_mutex_lock(&c->alloc_lock);
 	ret = rangemap_insert(&t->regions, h->base, h->len, h, NULL);
+	pthread_mutex_unlock(&c->alloc_lock);
 	if (ret) {
 		munmap(map, map_len);
 		holdings_give(o->d, c, HOLD_MAPPING, 1);
@@ -364,7 +392,9 @@ enum op_status op_hostmem_register_issue(struct op_ctx *o)
 	/* The backend completes it when the device can use the region. */
 	w = work_new(o, WORK_MARKER);
 	if (!w) {
+		pthread_mutex_lock(&c->alloc_lock);
 		rangemap_remove(&t->regions, h->base, NULL);
+		pthread_mutex_unlock(&c->alloc_lock);
 		t->bytes -= h->len;
 		hostmem_free(o->d, c, h);
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
@@ -381,12 +411,14 @@ static void release_dying(struct axond *d, struct client *c, void *obj)
 {
 	struct hostmem *h = obj, **pp;
 
+	pthread_mutex_lock(&c->alloc_lock);
 	for (pp = &c->hostmem->dying; *pp; pp = &(*pp)->next_dying) {
 		if (*pp == h) {
 			*pp = h->next_dying;
 			break;
 		}
 	}
+	pthread_mutex_unlock(&c->alloc_lock);
 	hostmem_free(d, c, h);
 }
 
@@ -415,10 +447,12 @@ enum op_status op_hostmem_unregister_issue(struct op_ctx *o)
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;
 		return OP_COMPLETE;
 	}
+	pthread_mutex_lock(&c->alloc_lock);
 	rangemap_erase(&t->regions, e);
-	t->bytes -= h->len;
 	h->next_dying = t->dying;
 	t->dying = h;
+	pthread_mutex_unlock(&c->alloc_lock);
+	t->bytes -= h->len;
 	return OP_COMPLETE;
 }
 
@@ -434,6 +468,48 @@ unsigned char *hostmem_translate(struct client *c, uint64_t addr, uint64_t len)
 		return NULL;
 	h = e->value;
 	return h->map + (addr - h->base);
+}
+
+/* [addr, addr + len) inside h, which is a device address, writable if asked. */
+static unsigned char *device_span_of(const struct hostmem *h, uint64_t addr, uint64_t len,
+				     bool write)
+{
+	if (!hostmem_client_devptr(h) || (write && (h->flags & AXON_HOSTMEM_F_READ_ONLY)))
+		return NULL;
+	if (addr < h->base || addr - h->base > h->len || len > h->len - (addr - h->base))
+		return NULL;
+	return h->map + (addr - h->base);
+}
+
+unsigned char *hostmem_device_span(struct client *c, uint64_t addr, uint64_t len, bool write,
+				   bool dying)
+{
+	struct hostmem_table *t;
+	struct rangemap_entry *e;
+	unsigned char *p = NULL;
+	struct hostmem *h;
+
+	if (!len)
+		len = 1;
+	if (addr + len < addr)
+		return NULL;
+	pthread_mutex_lock(&c->alloc_lock);
+	t = c->hostmem;
+	e = t ? rangemap_find_span(&t->regions, addr, len) : NULL;
+	if (e)
+		p = device_span_of(e->value, addr, len, write);
+	for (h = t && dying ? t->dying : NULL; h && !p; h = h->next_dying)
+		p = device_span_of(h, addr, len, write);
+	pthread_mutex_unlock(&c->alloc_lock);
+	return p;
+}
+
+bool hostmem_read_only(struct client *c, uint64_t addr, uint64_t len)
+{
+	struct rangemap_entry *e;
+
+	e = c->hostmem ? rangemap_find_span(&c->hostmem->regions, addr, len) : NULL;
+	return e && (((struct hostmem *)e->value)->flags & AXON_HOSTMEM_F_READ_ONLY);
 }
 
 struct fini_arg {

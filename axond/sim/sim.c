@@ -26,6 +26,7 @@
 #include "../axond.h"
 #include "../backend.h"
 #include "../devout.h"
+#include "../ops/hostmem.h"
 #include "image.h"
 #include "kernelset.h"
 #include "sim.h"
@@ -67,6 +68,22 @@ struct sim_func {
 
 static struct sim_state sim;
 
+/*
+ * The daemon's pointer for a device address the op checked: the window's,
+ * or a shared host region's named by its host address (unified
+ * addressing: the daemon maps it at that address, ops/hostmem.c), whose
+ * release waits for the work queued before it. NULL for anything else
+ * (the work then fails with ILLEGAL_ADDRESS, never touches other memory).
+ */
+static void *dev_ptr(struct client *c, uint64_t addr, uint64_t len)
+{
+	struct sim_client *sc = c->backend_priv;
+
+	if (addr - sc->base < sc->size)
+		return sc->window + (addr - sc->base);
+	return hostmem_device_span(c, addr, len, false, true);
+}
+
 static void *host_ptr(struct client *c, uint64_t addr)
 {
 	struct sim_client *sc = c->backend_priv;
@@ -85,7 +102,7 @@ static void *translate(void *ctx, uint64_t addr, uint64_t len)
 	struct client *c = ctx;
 
 	if (!client_range_valid_exec(c, addr, len))
-		return NULL;
+		return hostmem_device_span(c, addr, len, false, true);
 	return host_ptr(c, addr);
 }
 
@@ -122,10 +139,15 @@ static int32_t run_launch(struct work *w)
 	return sf->impl->run(&l);
 }
 
-static void run_memset(struct client *c, struct work *w)
+static int32_t run_memset(struct client *c, struct work *w)
 {
-	unsigned char *base = host_ptr(c, w->memset.dst);
+	uint64_t extent = w->memset.pitch * (w->memset.height - 1) +
+			  w->memset.width * w->memset.elem_size;
+	unsigned char *base = dev_ptr(c, w->memset.dst, extent);
 	uint64_t row, i;
+
+	if (!base)
+		return CUDA_ERROR_ILLEGAL_ADDRESS;
 
 	for (row = 0; row < w->memset.height; row++) {
 		unsigned char *p = base + row * w->memset.pitch;
@@ -147,18 +169,25 @@ static void run_memset(struct client *c, struct work *w)
 			break;
 		}
 	}
+	return 0;
 }
 
 /* MEMCPY_2D: one row at a time (ops/copy.c checked every row's place). */
-static void run_copy_2d(struct client *c, struct work *w)
+static int32_t run_copy_2d(struct client *c, struct work *w)
 {
 	const typeof(w->copy2d) *q = &w->copy2d;
-	unsigned char *dst = q->dir == AXON_COPY_2D_DTOH ? q->host : host_ptr(c, q->dst);
-	const unsigned char *src = q->dir == AXON_COPY_2D_HTOD ? q->host : host_ptr(c, q->src);
+	uint64_t dext = q->dst_pitch * (q->height - 1) + q->width;
+	uint64_t sext = q->src_pitch * (q->height - 1) + q->width;
+	unsigned char *dst = q->dir == AXON_COPY_2D_DTOH ? q->host : dev_ptr(c, q->dst, dext);
+	const unsigned char *src = q->dir == AXON_COPY_2D_HTOD ? q->host :
+				   dev_ptr(c, q->src, sext);
 	uint64_t row;
 
+	if (!dst || !src)
+		return CUDA_ERROR_ILLEGAL_ADDRESS;
 	for (row = 0; row < q->height; row++)
 		memmove(dst + row * q->dst_pitch, src + row * q->src_pitch, q->width);
+	return 0;
 }
 
 /* Gives the pages of a freed range back to the host (whole pages only). */
@@ -186,6 +215,7 @@ static void run_unmap(struct client *c, struct work *w)
 int32_t sim_execute(struct work *w)
 {
 	struct client *c = w->client;
+	void *dst, *src;
 	int32_t res;
 
 	/* A capturing stream's item becomes a node instead (graph.c). */
@@ -195,20 +225,28 @@ int32_t sim_execute(struct work *w)
 	case WORK_ADVANCE:
 		return w->res;
 	case WORK_HTOD:
-		memcpy(host_ptr(c, w->copy.dst), w->copy.host, w->copy.len);
+		dst = dev_ptr(c, w->copy.dst, w->copy.len);
+		if (!dst)
+			return CUDA_ERROR_ILLEGAL_ADDRESS;
+		memcpy(dst, w->copy.host, w->copy.len);
 		return 0;
 	case WORK_DTOH:
-		memcpy(w->copy.host, host_ptr(c, w->copy.src), w->copy.len);
+		src = dev_ptr(c, w->copy.src, w->copy.len);
+		if (!src)
+			return CUDA_ERROR_ILLEGAL_ADDRESS;
+		memcpy(w->copy.host, src, w->copy.len);
 		return 0;
 	case WORK_DTOD:
-		memmove(host_ptr(c, w->copy.dst), host_ptr(c, w->copy.src), w->copy.len);
+		dst = dev_ptr(c, w->copy.dst, w->copy.len);
+		src = dev_ptr(c, w->copy.src, w->copy.len);
+		if (!dst || !src)
+			return CUDA_ERROR_ILLEGAL_ADDRESS;
+		memmove(dst, src, w->copy.len);
 		return 0;
 	case WORK_MEMSET:
-		run_memset(c, w);
-		return 0;
+		return run_memset(c, w);
 	case WORK_COPY_2D:
-		run_copy_2d(c, w);
-		return 0;
+		return run_copy_2d(c, w);
 	case WORK_LAUNCH:
 		return run_launch(w);
 	case WORK_EVENT_RECORD:

@@ -40,7 +40,7 @@ BENCH_GPU_HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
 # drvbench: the run and its rows, and one file per family of groups
 # (bench/gpu/drvbench/drvbench.h lists them).
 DRVBENCH_SRCS	:= $(addprefix bench/gpu/drvbench/,drvbench.c rows.c start.c \
-		   modload.c roundtrip.c launch.c copy.c alloc.c)
+		   modload.c roundtrip.c launch.c copy.c alloc.c hostreg.c)
 DRVBENCH_OBJS	:= $(DRVBENCH_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(DRVBENCH_OBJS) $(BUILD)/obj/bench/gpu/loopclient.o: bench/bench.h

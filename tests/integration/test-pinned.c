@@ -11,8 +11,8 @@
  *   isolation   another client can neither copy through, unregister, nor
  *               claim (by cookie) the first client's region
  *   bad_fds     a plain file, an unsealed memfd, one too small, a read-only
- *               one, an unknown cookie, misaligned or overlapping ranges:
- *               refused with the documented errors, nothing mapped
+ *               one, an unknown cookie, wrapping, in-window or overlapping
+ *               ranges: refused with the documented errors, nothing mapped
  *   bad_message anything else on the socket ends the connection
  *   release     disconnecting releases every mapping the daemon held
  */
@@ -292,12 +292,15 @@ START_TEST(test_bad_fds)
 		close(ro);
 	}
 	ck_assert_int_eq(reg(&r, 4, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
-	/* Unknown cookie, cookie 0, misaligned, unknown flags, no data
-	 * buffer, each with a good descriptor waiting. */
+	/* Unknown cookie, cookie 0, a range whose pages wrap, one inside
+	 * the client's device window, unknown flags, no data buffer, each
+	 * with a good descriptor waiting. */
 	ck_assert_int_eq(send_fd(&r, fd, 5), 0);
 	ck_assert_int_eq(reg(&r, 99, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(reg(&r, 0, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(reg(&r, 5, a + 8, REGION - 8, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(reg(&r, 5, UINT64_MAX - 100, 50, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(reg(&r, 5, r.params.va_base + 4096, REGION, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(reg(&r, 5, r.params.va_base - 4096, 8192, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(reg(&r, 5, a, REGION, 0x80), CUDA_ERROR_INVALID_VALUE);
 	{
 		struct axon_sqe s = { 0 };

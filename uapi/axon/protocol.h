@@ -290,6 +290,14 @@ struct axon_hostmem_fd {
 #define AXON_HOSTMEM_FD_KIND		1
 #define AXON_HOSTMEM_MAX_PENDING	64
 
+/*
+ * hostmem_register.flags: besides CU_MEMHOSTALLOC_PORTABLE, _DEVICEMAP and
+ * _WRITECOMBINED (1, 2, 4), the device may only read the region
+ * (cuMemHostRegister's CU_MEMHOSTREGISTER_READ_ONLY, the same bit): copies
+ * and memsets that would write it are refused.
+ */
+#define AXON_HOSTMEM_F_READ_ONLY	0x08
+
 /**
  * struct axon_hostmem_info - written by AXON_OP_HOSTMEM_REGISTER into the
  * data-area buffer its SQE names, before its completion

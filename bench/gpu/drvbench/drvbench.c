@@ -9,7 +9,7 @@
  *   drvbench [--quick] [--only G,G..] [--skip G,G..] CUBIN [PTX]
  *
  * Groups (in the order they run): start start_held modload nullop query
- * launch loops copy4 bw alloc alloc4g.
+ * launch loops copy4 bw alloc alloc4g hostreg.
  *
  * DRVBENCH_START_GAP_MS, if set, pauses (untimed) that long before each
  * start of the start groups (default 0: back to back).
@@ -101,7 +101,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: drvbench [--quick] [--only G,..] [--skip G,..] CUBIN [PTX]\n"
 		   "groups: start start_held modload nullop query launch loops copy4 bw alloc\n"
-		   "        alloc4g\n");
+		   "        alloc4g hostreg\n");
 }
 
 int main(int argc, char **argv)
@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 	GROUP("bw", bench_bw);
 	GROUP("alloc", bench_alloc);
 	GROUP("alloc4g", bench_alloc4g);
+	GROUP("hostreg", bench_hostreg);
 
 	r = cuCtxSynchronize();
 	printf("# final cuCtxSynchronize: %s\n", errname(r));

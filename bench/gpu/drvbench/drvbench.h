@@ -10,6 +10,7 @@
  *   launch.c     launch, loops: enqueue, rate, launch + sync, loops
  *   copy.c       copy4, bw: 4-byte copies, 256 MiB bandwidth
  *   alloc.c      alloc, alloc4g: cuMemAlloc/cuMemFree
+ *   hostreg.c    hostreg: cuMemHostRegister/Unregister, 1 MiB .. 1 GiB
  */
 #ifndef DRVBENCH_H
 #define DRVBENCH_H
@@ -82,5 +83,6 @@ void bench_copy4(void);
 void bench_bw(void);
 void bench_alloc(void);
 void bench_alloc4g(void);
+void bench_hostreg(void);
 
 #endif
