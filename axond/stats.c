@@ -62,6 +62,7 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	out->bytes_mapped = c->bytes_mapped;
 	out->ctx_mem = c->ctx_mem;
 	out->module_mem = c->module_mem;
+	out->local_mem = c->local_mem;
 	out->host_pinned = c->host_pinned;
 	out->user_host_pinned = c->quser ? c->quser->pinned : 0;
 	out->mint_credit = c->mint_credit;

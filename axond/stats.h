@@ -50,7 +50,7 @@ struct stats_client {
 	/* Of bytes_mapped: its granules (granules.h), and their backing,
 	 * which lags the charge until the work queued before a free is done;
 	 * its device context; its modules' driver-placed memory. */
-	uint64_t granules_charged, granules_backed, ctx_mem, module_mem;
+	uint64_t granules_charged, granules_backed, ctx_mem, module_mem, local_mem;
 	/* Host memory pinned for it (not device memory), and for its user. */
 	uint64_t host_pinned, user_host_pinned;
 	uint64_t mem_limit;

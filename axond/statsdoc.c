@@ -341,6 +341,7 @@ void statsdoc_add_client(struct statsdoc *b, const struct stats_client *c)
 	put_u64(b, o, "granules_backed", c->granules_backed);
 	put_u64(b, o, "ctx_mem", c->ctx_mem);
 	put_u64(b, o, "module_mem", c->module_mem);
+	put_u64(b, o, "local_mem", c->local_mem);
 	put_u64(b, o, "host_pinned", c->host_pinned);
 	put_u64(b, o, "user_host_pinned", c->user_host_pinned);
 	/* Device-memory quotas (memquota.c): the client's limit only when

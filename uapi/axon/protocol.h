@@ -253,6 +253,10 @@ struct axon_cqe {
 #define AXON_COPY_F_HOSTMEM	(1ULL << 0)	/* host side in a shared region */
 #define AXON_COPY_F_ALL		AXON_COPY_F_HOSTMEM
 
+/* struct axon_sqe: ctx_limit.flags */
+#define AXON_CTX_LIMIT_SET	(1U << 0)	/* set the limit to value */
+#define AXON_CTX_LIMIT_F_ALL	AXON_CTX_LIMIT_SET
+
 /* struct axon_sqe: memcpy_2d.dir, which sides of the rectangle are device
  * addresses; the other one is the host side (memcpy_2d.host_flags). */
 enum axon_copy_2d_dir {
