@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "granules.h"
 #include "localmem.h"
+#include "sockcg.h"
 #include "handles.h"
 #include "log.h"
 #include "work.h"
@@ -229,6 +230,7 @@ struct client {
 	uint64_t ctx_mem, module_mem;	/* of bytes_mapped: contexts, modules */
 	uint64_t local_mem;	/* of bytes_mapped: stacks and heaps (localmem.h) */
 	struct localmem local[AXON_MAX_DEVICES];
+	struct sockcg_client sockcg;	/* socket clients' cgroup charges */
 	uint64_t host_pinned;		/* host memory pinned for it (memquota.c) */
 	/* The granules its minted memory (and the sim's globals) back, and
 	 * what it is charged for them (granules.h). */

@@ -116,6 +116,10 @@ struct statsdoc;
 struct statsdoc *statsdoc_begin(const struct stats_daemon *dm, const struct stats_device *dev,
 				unsigned int ndev);
 void statsdoc_add_client(struct statsdoc *doc, const struct stats_client *c);
+/* One cgroup of the daemon's own limits for socket clients (sockcg.c):
+ * limit UINT64_MAX is none. */
+void statsdoc_add_cgroup(struct statsdoc *doc, const char *path, uint64_t limit,
+			 uint64_t usage, uint64_t peak, uint64_t failcnt);
 int statsdoc_end(struct statsdoc *doc, char **out, size_t *len);
 
 #endif

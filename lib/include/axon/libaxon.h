@@ -206,6 +206,31 @@ int axon_send_fd(struct axon_ring *ring, const void *msg, size_t len, int fd);
  */
 int axon_read_stats(const char *addr, char **json, char *err, size_t errlen);
 
+/**
+ * struct axon_dlimit - a cgroup's device-memory limit for socket clients, as
+ * axond keeps it (AXON_HELLO_LIMIT)
+ * @limit:	bytes, AXON_LIMIT_NONE for none
+ * @usage:	what its socket clients and its descendants' are charged
+ * @peak:	the highest usage
+ * @failcnt:	charges refused at this cgroup's limit
+ */
+struct axon_dlimit {
+	uint64_t limit, usage, peak, failcnt;
+};
+
+/**
+ * axon_daemon_limit() - read, or set, a cgroup's limit in axond
+ * @addr:	as for axon_read_stats
+ * @cgroup_fd:	an open cgroup v2 directory (O_RDONLY | O_DIRECTORY)
+ * @set:	non-zero: set the limit to @limit (else read it)
+ * @out:	the cgroup's figures after the request
+ * Without the kernel module axond charges socket clients to their cgroups
+ * itself (advisory). Returns 0 or a negative errno (-EPERM: setting needs
+ * an administrator or write access to the cgroup's parent directory).
+ */
+int axon_daemon_limit(const char *addr, int cgroup_fd, int set, uint64_t limit,
+		      struct axon_dlimit *out, char *err, size_t errlen);
+
 /** axon_op_name() - "MEMCPY_HTOD" for AXON_OP_MEMCPY_HTOD, "?" if unknown */
 const char *axon_op_name(unsigned int op);
 
