@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "axonctl.h"
 
@@ -21,6 +22,35 @@ static struct axon_nl *kopen_or_daemon(char *err, size_t errlen, bool *daemon)
 	if (ret && !*daemon)
 		errmsg("%s", err);
 	return ret ? NULL : nl;
+}
+
+/*
+ * The module's limit of a cgroup, named by an open descriptor of its
+ * directory where it can be opened (AXON_A_CGROUP_FD: what lets a
+ * delegatee without CAP_NET_ADMIN set the cgroups below its subtree), else
+ * by its path.
+ */
+static int kernel_limit_set(struct axon_nl *nl, const char *cgroup, uint64_t limit)
+{
+	int fd = open_cgroup_dir(cgroup), ret;
+
+	if (fd < 0)
+		return axon_nl_limit_set(nl, cgroup_arg(cgroup), limit);
+	ret = axon_nl_limit_set_fd(nl, fd, limit);
+	close(fd);
+	return ret;
+}
+
+static int kernel_limit_get(struct axon_nl *nl, const char *cgroup, uint64_t *limit,
+			    uint64_t *usage, uint64_t *peak, uint64_t *failcnt)
+{
+	int fd = open_cgroup_dir(cgroup), ret;
+
+	if (fd < 0)
+		return axon_nl_limit_get(nl, cgroup_arg(cgroup), limit, usage, peak, failcnt);
+	ret = axon_nl_limit_get_fd(nl, fd, limit, usage, peak, failcnt);
+	close(fd);
+	return ret;
 }
 
 static void print_figures(const struct ctl *ctl, const char *cgroup, uint64_t limit,
@@ -63,7 +93,7 @@ int cmd_limit_set(struct ctl *ctl, int argc, char **argv)
 			return 1;
 		printf("(axond's limit for socket clients: no kernel module)\n");
 	} else {
-		ret = axon_nl_limit_set(nl, cgroup_arg(ka.pos[0]), limit);
+		ret = kernel_limit_set(nl, ka.pos[0], limit);
 		axon_nl_close(nl);
 		if (ret) {
 			errmsg("%s", err);
@@ -102,7 +132,7 @@ int cmd_limit_get(struct ctl *ctl, int argc, char **argv)
 		printf("(axond's limit for socket clients: no kernel module)\n");
 		return 0;
 	}
-	ret = axon_nl_limit_get(nl, cgroup_arg(ka.pos[0]), &limit, &usage, &peak, &failcnt);
+	ret = kernel_limit_get(nl, ka.pos[0], &limit, &usage, &peak, &failcnt);
 	axon_nl_close(nl);
 	if (ret) {
 		errmsg("%s", err);

@@ -390,6 +390,15 @@ int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
 /** axon_nl_limit_set() - @limit bytes, AXON_LIMIT_NONE to remove it */
 int axon_nl_limit_set(struct axon_nl *nl, const char *cgroup_path,
 		      uint64_t limit);
+/*
+ * axon_nl_limit_get_fd(), axon_nl_limit_set_fd() - the same, the cgroup
+ * named by an open descriptor of its directory (AXON_A_CGROUP_FD): how a
+ * caller without CAP_NET_ADMIN names it, to set the limits of the cgroups
+ * below a subtree delegated to it.
+ */
+int axon_nl_limit_get_fd(struct axon_nl *nl, int cgroup_fd, uint64_t *limit,
+			 uint64_t *usage, uint64_t *peak, uint64_t *failcnt);
+int axon_nl_limit_set_fd(struct axon_nl *nl, int cgroup_fd, uint64_t limit);
 int axon_nl_limits(struct axon_nl *nl, axon_nl_limit_fn fn, void *arg);
 
 /** axon_nl_events_subscribe() - join the "events" group (CAP_NET_ADMIN) */
