@@ -17,6 +17,8 @@
 
 #include "clock.h"
 #include "granules.h"
+#include "localmem.h"
+#include "sockcg.h"
 #include "handles.h"
 #include "log.h"
 #include "work.h"
@@ -159,6 +161,10 @@ struct func {
 	struct axon_func_info info;
 	void *backend_priv;
 	struct func *next_in_module;
+	/* Its frame (LOCAL_SIZE_BYTES), read at its first launch
+	 * (localmem.c). */
+	uint64_t local_size;
+	bool local_known;
 };
 
 struct alloc {
@@ -229,6 +235,9 @@ struct client {
 	struct rangemap pending_free;
 	uint64_t bytes_mapped;
 	uint64_t ctx_mem, module_mem;	/* of bytes_mapped: contexts, modules */
+	uint64_t local_mem;	/* of bytes_mapped: stacks and heaps (localmem.h) */
+	struct localmem local[AXON_MAX_DEVICES];
+	struct sockcg_client sockcg;	/* socket clients' cgroup charges */
 	uint64_t host_pinned;		/* host memory pinned for it (memquota.c) */
 	/* The granules its minted memory (and the sim's globals) back, and
 	 * what it is charged for them (granules.h). */

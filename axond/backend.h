@@ -213,6 +213,14 @@ struct backend {
 	 */
 	int (*private_call)(struct axond *d, struct client *c, struct ctx *ctx,
 			    unsigned int call, uint64_t arg, uint64_t *out);
+	/*
+	 * Optional, CTX_LIMIT (localmem.c, which charges first): the limit
+	 * (CU_LIMIT_STACK_SIZE, _MALLOC_HEAP_SIZE, _PRINTF_FIFO_SIZE) of c's
+	 * context on device dev. With set, ask for *value; either way
+	 * *value gets the value in force. A CUresult.
+	 */
+	int (*ctx_limit)(struct axond *d, struct client *c, int dev, int limit,
+			 bool set, uint64_t *value);
 	/* AXON_OP_OCCUPANCY: q is validated; *value gets the answer. */
 	int (*occupancy)(struct axond *d, struct client *c, struct func *f,
 			 const struct axon_sqe *q, int *value);

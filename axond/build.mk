@@ -39,6 +39,11 @@ AXOND_SRCS += axond/sim/graph.c axond/cuda/graph.c
 # module loads off the dispatcher (loader threads), their bounds, and
 # functions and globals found by hash
 AXOND_SRCS += axond/loader.c axond/imagelimits.c axond/namemap.c
+# the context limits that spend memory (stack, heap, printf FIFO): their
+# charges, and each backend's side
+# socket clients' per-cgroup limits, kept by the daemon (advisory)
+AXOND_SRCS += axond/sockcg.c
+AXOND_SRCS += axond/localmem.c axond/sim/ctxlimits.c axond/cuda/ctxlimits.c
 # The op handlers, every file of axond/ops/ (a new op's handler is its
 # file: it is declared and entered in the op table from uapi/axon-ops.def)
 AXOND_SRCS += $(sort $(wildcard axond/ops/*.c))

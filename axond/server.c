@@ -442,8 +442,48 @@ int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcom
  * (its connection already dropped). The supervisor only peeks: the worker
  * it hands the connection to reads the hello itself.
  */
+/*
+ * The hello, and a descriptor sent with it into *passed (NULL: none is
+ * kept; any sent is closed). The supervisor only peeks.
+ */
+static ssize_t recv_hello(int fd, struct axon_hello *h, bool peek, int *passed)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = h, .iov_len = sizeof(*h) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (passed)
+		*passed = -1;
+	n = recvmsg(fd, &msg, MSG_TRUNC | MSG_CMSG_CLOEXEC | (peek ? MSG_PEEK : 0));
+	if (n < 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		int got;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&got, CMSG_DATA(cm), sizeof(got));
+		if (passed && *passed < 0)
+			*passed = got;
+		else
+			close(got);
+	}
+	if (msg.msg_flags & MSG_CTRUNC)
+		n = -1;	/* more descriptors than one: refused (the rest closed) */
+	return n;
+}
+
 int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
-		      struct axon_welcome *w)
+		      struct axon_welcome *w, int *passed)
 {
 	int slot = pending_slot(tag), fd;
 	ssize_t n;
@@ -457,10 +497,14 @@ int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
 		return -1;
 	fd = pending[slot].fd;
 	pending_drop(d, (unsigned int)slot, false);
-	n = recv(fd, h, sizeof(*h), MSG_TRUNC | (axond_is_supervisor(d) ? MSG_PEEK : 0));
+	n = recv_hello(fd, h, axond_is_supervisor(d), passed);
 	if (server_hello_check(h, n, w)) {
 		if (n > 0)	/* a peer that sent nothing hears nothing */
 			welcome_send(fd, w, NULL, 0);
+		if (passed && *passed >= 0) {
+			close(*passed);
+			*passed = -1;
+		}
 		close(fd);
 		return -1;
 	}

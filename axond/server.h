@@ -25,9 +25,10 @@ unsigned int server_npending(void);
 int server_expire(struct axond *d);
 /* Reads the hello of pending connection tag into h and starts w, the
  * welcome that answers it (magic and ABI). A hello that fails its checks
- * is answered and closed here: -1. Else the connection's fd. */
+ * is answered and closed here: -1. Else the connection's fd. A descriptor
+ * sent with the hello goes to *passed (-1: none; passed NULL: closed). */
 int server_hello_read(struct axond *d, uint64_t tag, struct axon_hello *h,
-		      struct axon_welcome *w);
+		      struct axon_welcome *w, int *passed);
 int server_hello_check(const struct axon_hello *h, ssize_t n, struct axon_welcome *w);
 void server_close(struct axond *d);
 /* Keep the listening socket open for the process a restart execs. */

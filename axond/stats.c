@@ -62,6 +62,7 @@ void stats_collect_client(struct axond *d, struct client *c, struct stats_client
 	out->bytes_mapped = c->bytes_mapped;
 	out->ctx_mem = c->ctx_mem;
 	out->module_mem = c->module_mem;
+	out->local_mem = c->local_mem;
 	out->host_pinned = c->host_pinned;
 	out->user_host_pinned = c->quser ? c->quser->pinned : 0;
 	out->mint_credit = c->mint_credit;
@@ -154,6 +155,12 @@ unsigned int stats_collect_devices(struct axond *d, struct stats_device *out)
  * devices for anyone, the clients of other uids only for administrators
  * (access.h). NULL viewer: everything.
  */
+static void add_cgroup(const char *path, uint64_t limit, uint64_t usage, uint64_t peak,
+		       uint64_t failcnt, void *arg)
+{
+	statsdoc_add_cgroup(arg, path, limit, usage, peak, failcnt);
+}
+
 int stats_render(struct axond *d, const struct access_peer *viewer, char **out, size_t *len)
 {
 	struct stats_device dev[AXON_MAX_DEVICES];
@@ -174,6 +181,10 @@ int stats_render(struct axond *d, const struct access_peer *viewer, char **out, 
 		stats_collect_client(d, c, sc);
 		statsdoc_add_client(doc, sc);
 	}
+	/* Cgroup paths say nothing of whose clients are in them beyond what
+	 * /proc shows anyone; the limits are every viewer's. */
+	if (doc)
+		sockcg_for_each(add_cgroup, doc);
 	free(sc);
 	return statsdoc_end(doc, out, len) ? -1 : 0;
 }

@@ -50,7 +50,7 @@ struct stats_client {
 	/* Of bytes_mapped: its granules (granules.h), and their backing,
 	 * which lags the charge until the work queued before a free is done;
 	 * its device context; its modules' driver-placed memory. */
-	uint64_t granules_charged, granules_backed, ctx_mem, module_mem;
+	uint64_t granules_charged, granules_backed, ctx_mem, module_mem, local_mem;
 	/* Host memory pinned for it (not device memory), and for its user. */
 	uint64_t host_pinned, user_host_pinned;
 	uint64_t mem_limit;
@@ -116,6 +116,10 @@ struct statsdoc;
 struct statsdoc *statsdoc_begin(const struct stats_daemon *dm, const struct stats_device *dev,
 				unsigned int ndev);
 void statsdoc_add_client(struct statsdoc *doc, const struct stats_client *c);
+/* One cgroup of the daemon's own limits for socket clients (sockcg.c):
+ * limit UINT64_MAX is none. */
+void statsdoc_add_cgroup(struct statsdoc *doc, const char *path, uint64_t limit,
+			 uint64_t usage, uint64_t peak, uint64_t failcnt);
 int statsdoc_end(struct statsdoc *doc, char **out, size_t *len);
 
 #endif

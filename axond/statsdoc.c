@@ -25,6 +25,7 @@
 struct statsdoc {
 	struct json_object *root;
 	struct json_object *clients;	/* the "clients" array, owned by root */
+	struct json_object *cgroups;	/* "socket_cgroups", made by the first */
 	bool oom;
 };
 
@@ -341,6 +342,7 @@ void statsdoc_add_client(struct statsdoc *b, const struct stats_client *c)
 	put_u64(b, o, "granules_backed", c->granules_backed);
 	put_u64(b, o, "ctx_mem", c->ctx_mem);
 	put_u64(b, o, "module_mem", c->module_mem);
+	put_u64(b, o, "local_mem", c->local_mem);
 	put_u64(b, o, "host_pinned", c->host_pinned);
 	put_u64(b, o, "user_host_pinned", c->user_host_pinned);
 	/* Device-memory quotas (memquota.c): the client's limit only when
@@ -355,6 +357,31 @@ void statsdoc_add_client(struct statsdoc *b, const struct stats_client *c)
 	put_u64(b, o, "va_base", c->va_base);
 	client_counts(b, o, c);
 	push(b, b->clients, o);
+}
+
+void statsdoc_add_cgroup(struct statsdoc *b, const char *path, uint64_t limit,
+			 uint64_t usage, uint64_t peak, uint64_t failcnt)
+{
+	struct json_object *o;
+
+	if (!b)
+		return;
+	if (!b->cgroups) {
+		b->cgroups = json_object_new_array();
+		put(b, b->root, "socket_cgroups", b->cgroups);
+		if (b->oom)
+			return;
+	}
+	o = json_object_new_object();
+	if (o) {
+		put(b, o, "path", json_object_new_string(path));
+		if (limit != UINT64_MAX)
+			put_u64(b, o, "limit", limit);
+		put_u64(b, o, "usage", usage);
+		put_u64(b, o, "peak", peak);
+		put_u64(b, o, "failcnt", failcnt);
+	}
+	push(b, b->cgroups, o);
 }
 
 int statsdoc_end(struct statsdoc *b, char **out, size_t *len)

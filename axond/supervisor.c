@@ -646,6 +646,11 @@ void supervisor_route(struct axond *d, int fd, const struct axon_hello *h,
 	case AXON_HELLO_TRACE:
 		hand_trace(fd, h);
 		break;
+	case AXON_HELLO_LIMIT:
+		/* Each worker would keep its own: not yet. */
+		refuse(fd, -EOPNOTSUPP, "socket clients' cgroup limits: not under "
+		       "--isolation=process");
+		break;
 	default:
 		refuse(fd, -EINVAL, "unknown hello kind");
 		break;
@@ -703,7 +708,7 @@ static void hello_to_worker(struct axond *d, uint64_t tag)
 {
 	struct axon_hello h;
 	struct axon_welcome w;
-	int fd = server_hello_read(d, tag, &h, &w);
+	int fd = server_hello_read(d, tag, &h, &w, NULL);
 
 	if (fd >= 0)
 		supervisor_route(d, fd, &h, &w);	/* owns fd */
@@ -735,6 +740,11 @@ int supervisor_run(struct axond *d, char **argv)
 	top_up(d);
 	log_info("axond ready: process isolation, %u worker(s) kept ready (%s backend)",
 		 sv.target, d->cfg.backend);
+	/* Each worker would keep its own (sockcg.c): said, not hidden. */
+	if (!d->cfg.kmod_only)
+		log_info("supervisor: socket clients are held to --max-client-mem and "
+			 "--max-user-mem only: per-cgroup limits need the kernel module "
+			 "under process isolation (not yet in axond)");
 	while (!d->stop) {
 		int timeout = server_expire(d);
 

@@ -5,9 +5,10 @@
  * mapped whole, an eventfd doorbell), the welcome carries the region, info
  * and doorbell descriptors, and from then on the socket carries only
  * descriptors of shared host memory (ops/hostmem.c) and its closing. We
- * wake a sleeping client with a futex on its CQ tail. Nothing is charged:
- * identity here is advisory, only the kernel transport enforces it.
- * server.c listens and reads the hello.
+ * wake a sleeping client with a futex on its CQ tail. Device memory is
+ * charged to the client's cgroup by the daemon itself (sockcg.c): identity
+ * here is advisory, only the kernel transport enforces it. server.c listens
+ * and reads the hello.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -178,6 +179,7 @@ struct client *client_create(struct axond *d, int sock_fd,
 		goto err_free;
 	c->params.client_id = c->id;
 	read_identity(c);
+	sockcg_attach(d, c);
 	ret = map_region(d, c);
 	if (ret) {
 		welcome_error(w, ret, "cannot set up the client's rings");
@@ -194,6 +196,7 @@ struct client *client_create(struct axond *d, int sock_fd,
 
 err_free:
 	c->conn.sock.fd = -1;	/* the caller owns it on failure */
+	sockcg_detach(d, c);
 	client_free(c);
 	return NULL;
 }
@@ -246,20 +249,15 @@ static void sock_wake(struct axond *d, struct client *c)
 	syscall(SYS_futex, &c->dpage->cq_tail, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-/* Advisory identity: nothing to charge it to. */
+/* Advisory identity: the daemon's own per-cgroup limits (sockcg.c). */
 static int sock_charge(struct axond *d, struct client *c, uint64_t bytes)
 {
-	(void)d;
-	(void)c;
-	(void)bytes;
-	return 0;
+	return sockcg_charge(d, c, bytes);
 }
 
 static void sock_uncharge(struct axond *d, struct client *c, uint64_t bytes)
 {
-	(void)d;
-	(void)c;
-	(void)bytes;
+	sockcg_uncharge(d, c, bytes);
 }
 
 static ssize_t sock_recvmsg(struct client *c, struct msghdr *msg, int flags)
@@ -326,6 +324,7 @@ static void sock_close(struct axond *d, struct client *c)
 		close(s->doorbell_fd);
 	}
 	s->fd = s->doorbell_fd = -1;
+	sockcg_detach(d, c);	/* its charges go with it, as a file's */
 }
 
 static void sock_fini(struct axond *d, struct client *c)

@@ -454,7 +454,8 @@ static int cgroup_fail(struct axon_nl *nl, int ret, const struct req *r,
 		       const char *path, const char *doing)
 {
 	if (ret == -EPERM)
-		seterr(nl, "setting limits needs CAP_NET_ADMIN (%s)", strerror(EPERM));
+		seterr(nl, "setting limits needs CAP_NET_ADMIN, or write access to the "
+		       "cgroup's parent directory (%s)", r->extack[0] ? r->extack : strerror(EPERM));
 	else if (ret == -ENOENT)
 		seterr(nl, "cgroup %s: %s (paths are relative to the cgroup2 root, "
 		       "e.g. /t1 for /sys/fs/cgroup/t1)",
@@ -466,10 +467,19 @@ static int cgroup_fail(struct axon_nl *nl, int ret, const struct req *r,
 	return ret;
 }
 
-int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
-		      uint64_t *limit, uint64_t *usage, uint64_t *peak,
-		      uint64_t *failcnt)
+/* The cgroup as the request names it: by path, or by an fd of its
+ * directory (cgroup_fd >= 0), which lets the kernel check delegation. */
+static int put_cgroup(struct nl_msg *msg, const char *cgroup_path, int cgroup_fd)
 {
+	if (cgroup_fd >= 0)
+		return nla_put_u32(msg, AXON_A_CGROUP_FD, (uint32_t)cgroup_fd);
+	return nla_put_string(msg, AXON_A_CGROUP_PATH, cgroup_path);
+}
+
+static int limit_get(struct axon_nl *nl, const char *cgroup_path, int cgroup_fd,
+		     uint64_t *limit, uint64_t *usage, uint64_t *peak, uint64_t *failcnt)
+{
+	const char *name = cgroup_fd >= 0 ? "(by descriptor)" : cgroup_path;
 	struct limit_dump d = { 0 };
 	struct req r = { .valid = limit_valid, .arg = &d };
 	struct nl_msg *msg = new_msg(nl, AXON_CMD_GET_LIMIT, false);
@@ -477,18 +487,18 @@ int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
 
 	if (!msg)
 		return fail(nl, -ENOMEM, NULL, "kernel limit");
-	if (nla_put_string(msg, AXON_A_CGROUP_PATH, cgroup_path) < 0) {
+	if (put_cgroup(msg, cgroup_path, cgroup_fd) < 0) {
 		nlmsg_free(msg);
-		seterr(nl, "cgroup path too long: %.64s...", cgroup_path);
+		seterr(nl, "cgroup path too long: %.64s...", name);
 		return -ENAMETOOLONG;
 	}
 	ret = transact(nl, msg, false, &r);
 	if (!ret && !d.got) {
-		seterr(nl, "the kernel sent no limit for %s", cgroup_path);
+		seterr(nl, "the kernel sent no limit for %s", name);
 		ret = -EPROTO;
 	}
 	if (ret < 0)
-		return cgroup_fail(nl, ret, &r, cgroup_path, "getting the limit of");
+		return cgroup_fail(nl, ret, &r, name, "getting the limit of");
 	if (limit)
 		*limit = d.one.limit;
 	if (usage)
@@ -500,8 +510,25 @@ int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
 	return 0;
 }
 
-int axon_nl_limit_set(struct axon_nl *nl, const char *cgroup_path, uint64_t limit)
+int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
+		      uint64_t *limit, uint64_t *usage, uint64_t *peak,
+		      uint64_t *failcnt)
 {
+	return limit_get(nl, cgroup_path, -1, limit, usage, peak, failcnt);
+}
+
+int axon_nl_limit_get_fd(struct axon_nl *nl, int cgroup_fd, uint64_t *limit,
+			 uint64_t *usage, uint64_t *peak, uint64_t *failcnt)
+{
+	if (cgroup_fd < 0)
+		return -EBADF;
+	return limit_get(nl, NULL, cgroup_fd, limit, usage, peak, failcnt);
+}
+
+static int limit_set(struct axon_nl *nl, const char *cgroup_path, int cgroup_fd,
+		     uint64_t limit)
+{
+	const char *name = cgroup_fd >= 0 ? "(by descriptor)" : cgroup_path;
 	struct req r = { 0 };
 	struct nl_msg *msg = new_msg(nl, AXON_CMD_SET_LIMIT, false);
 	int ret;
@@ -510,17 +537,29 @@ int axon_nl_limit_set(struct axon_nl *nl, const char *cgroup_path, uint64_t limi
 	r.arg = &(struct limit_dump){ 0 };
 	if (!msg)
 		return fail(nl, -ENOMEM, NULL, "kernel limit");
-	if (nla_put_string(msg, AXON_A_CGROUP_PATH, cgroup_path) < 0 ||
+	if (put_cgroup(msg, cgroup_path, cgroup_fd) < 0 ||
 	    nla_put_u32(msg, AXON_A_KIND, AXON_CHARGE_DEVICE_MEM) < 0 ||
 	    nla_put_u64(msg, AXON_A_LIMIT, limit) < 0) {
 		nlmsg_free(msg);
-		seterr(nl, "cgroup path too long: %.64s...", cgroup_path);
+		seterr(nl, "cgroup path too long: %.64s...", name);
 		return -ENAMETOOLONG;
 	}
 	ret = transact(nl, msg, false, &r);
 	if (ret < 0)
-		return cgroup_fail(nl, ret, &r, cgroup_path, "setting the limit of");
+		return cgroup_fail(nl, ret, &r, name, "setting the limit of");
 	return 0;
+}
+
+int axon_nl_limit_set(struct axon_nl *nl, const char *cgroup_path, uint64_t limit)
+{
+	return limit_set(nl, cgroup_path, -1, limit);
+}
+
+int axon_nl_limit_set_fd(struct axon_nl *nl, int cgroup_fd, uint64_t limit)
+{
+	if (cgroup_fd < 0)
+		return -EBADF;
+	return limit_set(nl, NULL, cgroup_fd, limit);
 }
 
 int axon_nl_limits(struct axon_nl *nl, axon_nl_limit_fn fn, void *arg)

@@ -245,3 +245,56 @@ int axon_read_stats(const char *addr, char **json, char *err, size_t errlen)
 	*json = buf;
 	return 0;
 }
+
+int axon_daemon_limit(const char *addr, int cgroup_fd, int set, uint64_t limit,
+		      struct axon_dlimit *out, char *err, size_t errlen)
+{
+	struct axon_hello hello = {
+		.magic = AXON_MAGIC,
+		.abi_major = AXON_ABI_MAJOR,
+		.abi_minor = AXON_ABI_MINOR,
+		.kind = AXON_HELLO_LIMIT,
+		.target_pid = set ? AXON_LIMIT_OP_SET : AXON_LIMIT_OP_GET,
+		.target_client = set ? limit : 0,
+	};
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = &hello, .iov_len = sizeof(hello) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	struct axon_welcome w;
+	const char *path;
+	ssize_t n;
+	int fd, ret;
+
+	if (!addr)
+		addr = axon_default_addr();
+	if (transport_of(addr, &path) != &axon_transport_unix)
+		addr = "unix:" AXON_DEFAULT_SOCKET;
+	fd = axon_open_socket(addr, err, errlen);
+	if (fd < 0)
+		return fd;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &cgroup_fd, sizeof(int));
+	do {
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	ret = n < 0 ? -errno : n == sizeof(hello) ? 0 : -EIO;
+	if (!ret)
+		ret = axon_recv_welcome(fd, &w, NULL, 0, err, errlen);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	out->limit = w.params.resv[0];
+	out->usage = w.params.resv[1];
+	out->peak = w.params.resv[2];
+	out->failcnt = w.params.resv[3];
+	return 0;
+}

@@ -1,33 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
  * Context facts and preferences the shim answers itself: the context id,
- * the cache-configuration preferences and the limits (cuCtxGetLimit,
- * cuCtxSetLimit). cudart reads them in cudaDeviceGetLimit,
+ * the cache-configuration preferences and the limits that spend no memory
+ * (cuCtxGetLimit, cuCtxSetLimit). cudart reads them in cudaDeviceGetLimit,
  * cudaDeviceGet/SetCacheConfig and cudaFuncSetCacheConfig.
  *
- * The daemon has no operation for limits and the info page does not carry
- * them, so only what is the same on every device is answered; a limit that
- * changes what a kernel gets (stack, printf FIFO, malloc heap, device-
- * runtime depths) can only be "set" to the value it already has, anything
- * else is CUDA_ERROR_NOT_SUPPORTED rather than a pretence. Cache
- * configuration and the two L2 limits are hints the driver itself may
- * ignore (cuda.h says so), so they are kept, per context, and read back.
+ * The limits that spend memory, the stack, the malloc heap and the printf
+ * FIFO, are the daemon's (CTX_LIMIT, Sync): it charges what a change costs
+ * before its backend makes it, so a raise past the client's memory limit
+ * is CUDA_ERROR_OUT_OF_MEMORY with nothing changed, and reading one asks
+ * it too (a launch of a large frame grows the stack). The device-runtime
+ * depths are the same on every device and cannot change what this shim
+ * runs, so only their fresh value can be "set". Cache configuration and
+ * the two L2 limits are hints the driver itself may ignore (cuda.h says
+ * so), so they are kept, per context, and read back.
  */
 #include <string.h>
 
 #include "shim.h"
 
 /*
- * A fresh context's limits that do not depend on the device. Pending
+ * A fresh context's limits that do not depend on the device: pending
  * launches 2048 and synchronisation depth 2 (below compute capability 9.0;
- * from 9.0 on the limit does not exist) are cuda.h's (cuCtxSetLimit);
- * stack 1 KiB and malloc heap 8 MiB are what NVIDIA's driver 580.159.04
- * reported on an H200 (tests/cudart, GPU run). The printf FIFO size is
- * not here: that driver gave 8650752 bytes on the H200, not the 1 MiB the
- * guides mention, so it depends on the device and only the daemon can say.
+ * from 9.0 on the limit does not exist) are cuda.h's (cuCtxSetLimit).
  */
-#define DEFAULT_STACK		1024
-#define DEFAULT_HEAP		(8u << 20)
 #define DEFAULT_PENDING		2048
 #define DEFAULT_SYNC_DEPTH	2
 
@@ -76,6 +72,27 @@ static const struct axon_device_info *dev_of(const struct shim_ctx *sc)
 	return &shim.ring.info->device[sc->device];
 }
 
+static bool spends_memory(CUlimit limit)
+{
+	return limit == CU_LIMIT_STACK_SIZE || limit == CU_LIMIT_MALLOC_HEAP_SIZE ||
+	       limit == CU_LIMIT_PRINTF_FIFO_SIZE;
+}
+
+/* The daemon's limit of the context: read, or set to value; *value gets
+ * the value in force. */
+static CUresult daemon_limit(const struct shim_ctx *sc, CUlimit limit, bool set,
+			     size_t *value)
+{
+	struct shim_waiter w = { 0 };
+	CUresult r;
+
+	r = shim_call(&w, axon_prep_ctx_limit, sc->handle, (uint32_t)limit,
+		      set ? AXON_CTX_LIMIT_SET : 0, set ? (uint64_t)*value : 0);
+	if (!r)
+		*value = (size_t)w.aux[0];
+	return r;
+}
+
 /*
  * The fixed limits: 0 and *value set, or the error. Also used by
  * cuCtxSetLimit, which accepts exactly these values.
@@ -83,12 +100,6 @@ static const struct axon_device_info *dev_of(const struct shim_ctx *sc)
 static CUresult fixed_limit(const struct shim_ctx *sc, CUlimit limit, size_t *value)
 {
 	switch (limit) {
-	case CU_LIMIT_STACK_SIZE:
-		*value = DEFAULT_STACK;
-		return CUDA_SUCCESS;
-	case CU_LIMIT_MALLOC_HEAP_SIZE:
-		*value = DEFAULT_HEAP;
-		return CUDA_SUCCESS;
 	case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
 		*value = DEFAULT_PENDING;
 		return CUDA_SUCCESS;
@@ -107,10 +118,6 @@ static CUresult fixed_limit(const struct shim_ctx *sc, CUlimit limit, size_t *va
 		return CUDA_SUCCESS;
 	case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;	/* as on a non-CIG context */
-	case CU_LIMIT_PRINTF_FIFO_SIZE:
-		/* What the daemon's driver gives a new context (info page). */
-		*value = dev_of(sc)->printf_fifo_size;
-		return *value ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
 	}
@@ -128,6 +135,8 @@ SHIM_EXPORT CUresult cuCtxGetLimit(size_t *value, CUlimit limit)
 	r = shim_get_ctx(&sc);
 	if (r)
 		return r;
+	if (spends_memory(limit))
+		return daemon_limit(sc, limit, false, value);
 	SHIM_LOCAL();
 	if (limit != CU_LIMIT_MAX_L2_FETCH_GRANULARITY &&
 	    limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
@@ -180,10 +189,16 @@ SHIM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 	case CU_LIMIT_SHMEM_SIZE:
 	case CU_LIMIT_CIG_ENABLED:
 		return CUDA_ERROR_INVALID_VALUE;	/* "can only be queried" */
+	case CU_LIMIT_STACK_SIZE:
+	case CU_LIMIT_MALLOC_HEAP_SIZE:
+	case CU_LIMIT_PRINTF_FIFO_SIZE:
+		return daemon_limit(sc, limit, true, &value);
 	default:
+		/* The device-runtime depths: this shim runs no device-side
+		 * launches, so their fresh value is the only one it can keep. */
 		r = fixed_limit(sc, limit, &cur);
 		if (r == CUDA_SUCCESS && value != cur)
-			r = CUDA_ERROR_NOT_SUPPORTED;	/* no daemon operation for it */
+			r = CUDA_ERROR_NOT_SUPPORTED;
 		return r;
 	}
 }

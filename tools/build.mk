@@ -16,7 +16,7 @@ JSON_LIBS        := $(or $(shell pkg-config --libs json-c 2>/dev/null),-ljson-c)
 AXONCTL          := $(BUILD)/bin/axonctl
 # The command table and main() in axonctl.c, one file per command family.
 AXONCTL_SRCS     := $(addprefix tools/axonctl/,axonctl.c format.c daemon.c kmod.c \
-		      limit.c clients.c kstats.c events.c)
+		      limit.c dlimit.c clients.c kstats.c events.c)
 AXONCTL_OBJS     := $(AXONCTL_SRCS:%.c=$(BUILD)/obj/%.o) $(TOOLS_JSON_OBJ)
 
 $(AXONCTL_SRCS:%.c=$(BUILD)/obj/%.o): CFLAGS += -I$(CURDIR)/tools/common

@@ -53,6 +53,7 @@
 #include "hostmem.h"
 #include "inflight.h"
 #include "info.h"
+#include "ctxlimits.h"
 #include "launch.h"
 #include "module.h"
 #include "occupancy.h"
@@ -275,6 +276,7 @@ const struct backend cuda_backend = {
 	.occupancy = cuda_occupancy,
 	.private_call = cuda_private_call,
 	.func_set_attr = cuda_func_set_attr,
+	.ctx_limit = cuda_ctx_limit,
 	.tensor_map_encode = cuda_tensor_map_encode,
 	.func_free = cuda_func_free,
 	.region_prepare = cuda_region_prepare,

@@ -42,7 +42,7 @@
 	X(cuLaunchHostFunc) X(cuGraphGetEdges) X(cuGraphNodeGetType)	\
 	X(cuGraphHostNodeGetParams) X(cuGraphClone) X(cuGraphNodeFindInClone) \
 	X(cuGraphDestroyNode) X(cuGraphCreate) X(cuGraphAddKernelNode)	\
-	X(cuGraphExecKernelNodeSetParams)
+	X(cuGraphExecKernelNodeSetParams) X(cuCtxSetLimit)
 
 struct vendor {
 	void *dl;

@@ -57,6 +57,10 @@ static enum op_status launch_issue(struct op_ctx *o)
 	size_t args_room = ((size_t)f->info.args_size + 7) & ~(size_t)7;
 	struct work *w;
 
+	/* A frame larger than the stack: the driver grows it at the launch. */
+	o->res = localmem_launch(o->d, o->c, f);
+	if (o->res)
+		return OP_COMPLETE;
 	w = work_new(o, WORK_LAUNCH);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;

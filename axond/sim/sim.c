@@ -48,6 +48,7 @@ struct sim_client {
 	struct work *head, *tail;	/* this client's queue (sim.lock) */
 	bool listed;			/* on sim.ready */
 	struct sim_client *next_ready;
+	struct sim_limits limits[AXON_MAX_DEVICES];	/* dispatcher */
 };
 
 struct sim_global {
@@ -698,6 +699,14 @@ static int sim_func_set_attr(struct axond *d, struct client *c, struct func *f, 
 	return sim_fattr_set(&sf->fa, d->info, f->module->ctx->device, attr, value);
 }
 
+static int sim_ctx_limit(struct axond *d, struct client *c, int dev, int limit,
+			 bool set, uint64_t *value)
+{
+	struct sim_client *sc = c->backend_priv;
+
+	return sim_limit(&sc->limits[dev], &d->info->device[dev], limit, set, value);
+}
+
 static void sim_func_free(struct axond *d, struct func *f)
 {
 	(void)d;
@@ -729,6 +738,7 @@ const struct backend sim_backend = {
 	.func_get_attr = sim_func_get_attr,
 	.occupancy = sim_occupancy,
 	.func_set_attr = sim_func_set_attr,
+	.ctx_limit = sim_ctx_limit,
 	.tensor_map_encode = sim_tensor_map_encode,
 	.func_free = sim_func_free,
 	.submit = sim_submit,

@@ -13,6 +13,14 @@ struct axond;
 struct client;
 struct func;
 
+/* ctxlimits.c: one client's context limits on one device (CTX_LIMIT). */
+struct sim_limits {
+	bool init;
+	uint64_t stack, heap, fifo;
+};
+int sim_limit(struct sim_limits *l, const struct axon_device_info *dev, int limit,
+	      bool set, uint64_t *value);
+
 /* occupancy.c: AXON_OP_OCCUPANCY */
 int sim_occupancy(struct axond *d, struct client *c, struct func *f,
 		  const struct axon_sqe *q, int *value);

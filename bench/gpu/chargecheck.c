@@ -19,8 +19,12 @@
  * whose allocations it measures, one command at a time over a pipe. MODULE
  * is BUILD/bench/gpu/chargeglobal.cubin (a 3 MiB __device__ array). The
  * kinds: cuMemAlloc of 256 B, 4 KiB, 1 MiB, 2 MiB + 1, 64 MiB and 1 GiB
- * (each freed before the next), the module, and the client itself (its
- * context, measured from before it connects until the daemon has settled).
+ * (each freed before the next), the module, the client itself (its
+ * context, measured from before it connects until the daemon has settled),
+ * and local memory: the stack limit set to 2048, 4096, 1100 and back to
+ * 1024 bytes (each row the step from the one before), a launch of a kernel
+ * with a 16 KiB frame (the driver grows the stack to it), and a 64 MiB
+ * malloc heap set and then spent by a kernel that calls malloc.
  * Nothing else should use the device meanwhile: the deltas are the
  * device's.
  */
@@ -43,6 +47,56 @@ static void pause_ms(unsigned int ms)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* ---- local memory: the same steps natively and in the client ---------- */
+
+/* A launch of the kernel with a 16 KiB frame, one thread. */
+static CUresult launch_frame(CUmodule mod)
+{
+	CUdeviceptr out = 0;
+	CUfunction f;
+	void *args[2];
+	int n = 1;
+	CUresult r;
+
+	r = cuModuleGetFunction(&f, mod, "frame16k");
+	if (!r)
+		r = cuMemAlloc(&out, 4096);
+	args[0] = &out;
+	args[1] = &n;
+	if (!r)
+		r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+	if (!r)
+		r = cuCtxSynchronize();
+	if (out)
+		cuMemFree(out);
+	return r;
+}
+
+/* A heap of bytes set, then spent by the first launch of a malloc kernel. */
+static CUresult heap_run(CUmodule mod, size_t bytes)
+{
+	unsigned long long n = 100;
+	CUdeviceptr out = 0;
+	CUfunction f;
+	void *args[2];
+	CUresult r;
+
+	r = cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, bytes);
+	if (!r)
+		r = cuModuleGetFunction(&f, mod, "heapuse");
+	if (!r)
+		r = cuMemAlloc(&out, 4096);
+	args[0] = &out;
+	args[1] = &n;
+	if (!r)
+		r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+	if (!r)
+		r = cuCtxSynchronize();
+	if (out)
+		cuMemFree(out);
+	return r;
 }
 
 /* ---- the client (--child): one command a line on stdin ---------------- */
@@ -83,6 +137,12 @@ static int child(void)
 			r = cuModuleLoad(&mod, path);
 		} else if (!strcmp(line, "unload")) {
 			r = cuModuleUnload(mod);
+		} else if (sscanf(line, "stack %llu", &n) == 1) {
+			r = cuCtxSetLimit(CU_LIMIT_STACK_SIZE, (size_t)n);
+		} else if (sscanf(line, "heaprun %llu", &n) == 1) {
+			r = heap_run(mod, (size_t)n);
+		} else if (!strcmp(line, "frame")) {
+			r = launch_frame(mod);
 		} else {
 			r = CUDA_ERROR_INVALID_VALUE;
 		}
@@ -255,6 +315,49 @@ static long long native_context(CUdevice dev, CUcontext home)
 	return before - after;
 }
 
+/* The local-memory steps natively (in a context of their own), each the
+ * device's delta from the step before: out[] as local_cmds[]. */
+#define NLOCAL 6
+static const char *const local_cmds[NLOCAL] = {
+	"stack 2048", "stack 4096", "stack 1100", "stack 1024", "frame", "heaprun 67108864",
+};
+static const char *const local_names[NLOCAL] = {
+	"stack 2048", "stack 4096", "stack 1100", "stack 1024", "frame 16KiB", "heap 64MiB",
+};
+
+static void native_local(CUdevice dev, CUcontext home, const char *path, long long *out)
+{
+	CUcontext c, popped;
+	unsigned long long n;
+	CUmodule m = NULL;
+	unsigned int i;
+
+	for (i = 0; i < NLOCAL; i++)
+		out[i] = -1;
+	if (cuCtxCreate(&c, NULL, 0, dev))
+		return;
+	if (!cuModuleLoad(&m, path)) {
+		for (i = 0; i < NLOCAL; i++) {
+			long long before = device_free();
+			CUresult r;
+
+			if (sscanf(local_cmds[i], "stack %llu", &n) == 1)
+				r = cuCtxSetLimit(CU_LIMIT_STACK_SIZE, (size_t)n);
+			else if (sscanf(local_cmds[i], "heaprun %llu", &n) == 1)
+				r = heap_run(m, (size_t)n);
+			else
+				r = launch_frame(m);
+			cuCtxSynchronize();
+			if (!r)
+				out[i] = before - device_free();
+		}
+		cuModuleUnload(m);
+	}
+	cuCtxPopCurrent(&popped);
+	cuCtxDestroy(c);
+	cuCtxSetCurrent(home);
+}
+
 /* Through axon: what the device and the daemon's charge moved by, after
  * the client did cmd (and the daemon settled). */
 static void axon_step(struct peer *c, const char *kind, const char *cmd, long long native)
@@ -282,7 +385,7 @@ int main(int argc, char **argv)
 	};
 	const char *shim = NULL, *module = NULL;
 	bool bad = false;
-	long long native[8], d0, d1, charge;
+	long long native[8], native_lm[NLOCAL], d0, d1, charge;
 	struct peer c = { 0 };
 	CUcontext ctx;
 	CUdevice dev;
@@ -320,6 +423,7 @@ int main(int argc, char **argv)
 		native[i] = native_alloc(sizes[i]);
 	native[6] = native_module(module);
 	native[7] = native_context(dev, ctx);
+	native_local(dev, ctx, module, native_lm);
 	printf("%-14s %12s %12s %12s %10s\n", "kind (MiB)", "native", "axon-device",
 	       "axon-charge", "diff");
 
@@ -345,6 +449,10 @@ int main(int argc, char **argv)
 	}
 	snprintf(cmd, sizeof(cmd), "load %s", module);
 	axon_step(&c, "module 3MiB", cmd, native[6]);
+	/* Local memory, in the module's context: each row the step from the
+	 * one before (a lowered stack is a negative delta). */
+	for (i = 0; i < NLOCAL; i++)
+		axon_step(&c, local_names[i], local_cmds[i], native_lm[i]);
 	fclose(c.to);
 	waitpid(c.pid, &status, 0);
 	printf("%s: %d kind(s) differ by more than 2 MiB\n", failures ? "FAIL" : "PASS",

@@ -480,9 +480,16 @@ static void odds_and_ends(void)
 	CK(cuCtxGetLimit(&lim, CU_LIMIT_STACK_SIZE));
 	CHECK(lim == 1024, "stack limit %zu", lim);
 	CK(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, lim));
+	/* The driver rounds a stack up to 16 bytes. */
+	CK(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 2049));
+	CK(cuCtxGetLimit(&lim, CU_LIMIT_STACK_SIZE));
+	CHECK(lim == 2064, "stack limit set to 2049 reads %zu", lim);
+	CK(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 1024));
 	CK(cuCtxGetLimit(&lim, CU_LIMIT_MALLOC_HEAP_SIZE));
 	CHECK(lim == 8 << 20, "heap limit %zu", lim);
-	CK_IS(CUDA_ERROR_NOT_SUPPORTED, cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 1 << 30));
+	CK(cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 64 << 20));
+	CK(cuCtxGetLimit(&lim, CU_LIMIT_MALLOC_HEAP_SIZE));
+	CHECK(lim == 64 << 20, "heap limit set to 64 MiB reads %zu", lim);
 	/* The daemon's driver's value for a new context (the sim's: 1 MiB). */
 	CK(cuCtxGetLimit(&lim, CU_LIMIT_PRINTF_FIFO_SIZE));
 	CHECK(lim == 1 << 20, "printf FIFO %zu", lim);

@@ -69,6 +69,12 @@ struct axon_nl *kopen(char *err, size_t errlen, int *ret);
 /* ---- the kernel module's command families -------------------------------- */
 
 axonctl_cmd_fn cmd_limit_set, cmd_limit_get, cmd_limits;	/* limit.c */
+/* dlimit.c: a cgroup's directory (a path relative to the cgroup v2 root,
+ * or under its mount), open, or a negative errno; and axond's own limit
+ * of a cgroup for socket clients, read or set (0, or 1 with a message). */
+int open_cgroup_dir(const char *cgroup);
+int daemon_limit(struct ctl *ctl, const char *cgroup, bool set, uint64_t limit,
+		 struct axon_dlimit *out);
 axonctl_cmd_fn cmd_clients;					/* clients.c */
 axonctl_cmd_fn cmd_kstats;					/* kstats.c */
 axonctl_cmd_fn cmd_events;					/* events.c */

@@ -253,6 +253,10 @@ struct axon_cqe {
 #define AXON_COPY_F_HOSTMEM	(1ULL << 0)	/* host side in a shared region */
 #define AXON_COPY_F_ALL		AXON_COPY_F_HOSTMEM
 
+/* struct axon_sqe: ctx_limit.flags */
+#define AXON_CTX_LIMIT_SET	(1U << 0)	/* set the limit to value */
+#define AXON_CTX_LIMIT_F_ALL	AXON_CTX_LIMIT_SET
+
 /* struct axon_sqe: memcpy_2d.dir, which sides of the rectangle are device
  * addresses; the other one is the host side (memcpy_2d.host_flags). */
 enum axon_copy_2d_dir {
@@ -438,7 +442,21 @@ enum axon_hello_kind {
 	AXON_HELLO_CLIENT	= 1,	/* become a client: rings follow */
 	AXON_HELLO_STATS	= 2,	/* read the stats document, then close */
 	AXON_HELLO_TRACE	= 3,	/* follow one client's calls */
+	AXON_HELLO_LIMIT	= 4,	/* a cgroup's limit for socket clients */
 };
+
+/*
+ * AXON_HELLO_LIMIT: the hello carries the cgroup's directory (an open
+ * descriptor, SCM_RIGHTS), target_pid AXON_LIMIT_OP_GET or _SET and, to
+ * set, target_client the limit in bytes (AXON_LIMIT_NONE: none). The
+ * welcome's status says how it went; its params.resv[0..3] carry the
+ * cgroup's limit, usage, peak and failcnt, then the daemon closes. Setting
+ * needs an administrator (access.c) or write and search permission on the
+ * cgroup's parent directory. Socket clients only: the kernel module keeps
+ * its own (netlink).
+ */
+#define AXON_LIMIT_OP_GET	1
+#define AXON_LIMIT_OP_SET	2
 
 /**
  * struct axon_trace_event - one record of AXON_HELLO_TRACE

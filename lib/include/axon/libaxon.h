@@ -206,6 +206,31 @@ int axon_send_fd(struct axon_ring *ring, const void *msg, size_t len, int fd);
  */
 int axon_read_stats(const char *addr, char **json, char *err, size_t errlen);
 
+/**
+ * struct axon_dlimit - a cgroup's device-memory limit for socket clients, as
+ * axond keeps it (AXON_HELLO_LIMIT)
+ * @limit:	bytes, AXON_LIMIT_NONE for none
+ * @usage:	what its socket clients and its descendants' are charged
+ * @peak:	the highest usage
+ * @failcnt:	charges refused at this cgroup's limit
+ */
+struct axon_dlimit {
+	uint64_t limit, usage, peak, failcnt;
+};
+
+/**
+ * axon_daemon_limit() - read, or set, a cgroup's limit in axond
+ * @addr:	as for axon_read_stats
+ * @cgroup_fd:	an open cgroup v2 directory (O_RDONLY | O_DIRECTORY)
+ * @set:	non-zero: set the limit to @limit (else read it)
+ * @out:	the cgroup's figures after the request
+ * Without the kernel module axond charges socket clients to their cgroups
+ * itself (advisory). Returns 0 or a negative errno (-EPERM: setting needs
+ * an administrator or write access to the cgroup's parent directory).
+ */
+int axon_daemon_limit(const char *addr, int cgroup_fd, int set, uint64_t limit,
+		      struct axon_dlimit *out, char *err, size_t errlen);
+
 /** axon_op_name() - "MEMCPY_HTOD" for AXON_OP_MEMCPY_HTOD, "?" if unknown */
 const char *axon_op_name(unsigned int op);
 
@@ -365,6 +390,15 @@ int axon_nl_limit_get(struct axon_nl *nl, const char *cgroup_path,
 /** axon_nl_limit_set() - @limit bytes, AXON_LIMIT_NONE to remove it */
 int axon_nl_limit_set(struct axon_nl *nl, const char *cgroup_path,
 		      uint64_t limit);
+/*
+ * axon_nl_limit_get_fd(), axon_nl_limit_set_fd() - the same, the cgroup
+ * named by an open descriptor of its directory (AXON_A_CGROUP_FD): how a
+ * caller without CAP_NET_ADMIN names it, to set the limits of the cgroups
+ * below a subtree delegated to it.
+ */
+int axon_nl_limit_get_fd(struct axon_nl *nl, int cgroup_fd, uint64_t *limit,
+			 uint64_t *usage, uint64_t *peak, uint64_t *failcnt);
+int axon_nl_limit_set_fd(struct axon_nl *nl, int cgroup_fd, uint64_t limit);
 int axon_nl_limits(struct axon_nl *nl, axon_nl_limit_fn fn, void *arg);
 
 /** axon_nl_events_subscribe() - join the "events" group (CAP_NET_ADMIN) */

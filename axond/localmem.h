@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The context limits that spend memory (localmem.c): the per-thread stack,
+ * the device malloc heap and the printf FIFO of a client's context, what
+ * each costs, and its charge. A limit is charged before the backend
+ * changes it (CTX_LIMIT, ops/ctxlimit.c) and before a launch whose frame
+ * makes the driver grow the stack (ops/launch.c); a decrease gives back
+ * what the client was charged for the part given up. Dispatcher only.
+ */
+#ifndef AXOND_LOCALMEM_H
+#define AXOND_LOCALMEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct axond;
+struct client;
+struct func;
+
+/*
+ * One client's limits on one device (all its contexts there are one
+ * driver context, so one set of limits): the values in force, as the
+ * backend last reported them or a launch grew them, and the charges.
+ */
+struct localmem {
+	bool known;		/* read from the backend (first use) */
+	uint64_t stack, heap, fifo;
+	uint64_t stack_base;	/* a fresh context's, in its context charge */
+	uint64_t stack_charged;	/* device memory, of c->local_mem */
+	uint64_t heap_charged;	/* device memory, of c->local_mem */
+	uint64_t fifo_base;	/* the FIFO a fresh context has */
+	uint64_t fifo_pinned;	/* host memory, of c->host_pinned */
+};
+
+/* Device memory the driver reserves for a stack of bytes per thread on
+ * device dev, and for a malloc heap of bytes (measured on an H200:
+ * Documentation/architecture.md, "Local memory"). */
+uint64_t localmem_stack_cost(const struct axond *d, int dev, uint64_t bytes);
+uint64_t localmem_heap_cost(uint64_t bytes);
+
+/*
+ * CTX_LIMIT: limit (CU_LIMIT_STACK_SIZE, _MALLOC_HEAP_SIZE, _PRINTF_FIFO_SIZE)
+ * of c's context on dev; with set, charged and then asked of the backend.
+ * *value: in, what to set; out, the value in force. A CUresult.
+ */
+int localmem_limit(struct axond *d, struct client *c, int dev, int limit,
+		   bool set, uint64_t *value);
+
+/*
+ * Before a launch of f: a frame larger than the stack in force makes the
+ * driver grow the stack to it, at the launch, for good; charged here.
+ * CUDA_SUCCESS or CUDA_ERROR_OUT_OF_MEMORY (nothing charged).
+ */
+int localmem_launch(struct axond *d, struct client *c, struct func *f);
+
+#endif

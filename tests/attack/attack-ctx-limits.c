@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * attack-ctx-limits: the context limits that spend memory (CTX_LIMIT) are
+ * charged what the driver reserves for them, before it does (issue 14).
+ * cuCtxSetLimit was answered in the shim, which could only "set" a limit
+ * to its fresh value: a program raising its stack or heap failed, and the
+ * daemon had nothing to charge; an op that set them uncharged would let a
+ * client reserve the device's memory with one call (a 65 536-byte stack
+ * costs 16 GiB on an H200).
+ *
+ * The sim device is an H200's 132 SMs of 2048 threads, and the daemon
+ * runs with --max-client-mem=792M (what raising the stack from 1024 to
+ * 4096 bytes costs there: 3072 x 132 x 2048) and no minting credit.
+ *
+ *   stack    a raise is charged the reservation it adds, in whole 2 MiB
+ *            pages; one that fills the limit is taken, 16 bytes more
+ *            (the driver's step) is OUT_OF_MEMORY with the limit as it
+ *            was; lowering gives back what was charged, never below the
+ *            context's own stack; a client that goes gives it all back
+ *   heap     a heap set is charged in full (rounded with its header into
+ *            2 MiB pages): one filling the limit is taken, one byte more
+ *            is refused; a huge one is clamped to the device and refused
+ *   fifo     (own daemon: --max-pinned-per-client=16M, --data-size=4M) a printf FIFO
+ *            larger than a fresh one is charged as pinned host memory,
+ *            refused one 256-byte step past the limit
+ *   hostile  a stale context, a limit that spends nothing, unknown flags,
+ *            a value on a read, a stack past 512 KiB: refused, nothing
+ *            charged
+ */
+#include <check.h>
+#include <stdio.h>
+#include <cuda.h>
+
+#include "attack.h"
+
+#define MIB		(1ULL << 20)
+#define THREADS		(132ULL * 2048)
+#define CLIENT_MEM	(792 * MIB)
+
+static int32_t limit_op(struct axon_ring *r, uint64_t ctx, CUlimit limit, uint32_t flags,
+			uint64_t value, uint64_t *out)
+{
+	struct axon_sqe sqe = { 0 };
+
+	axon_prep_ctx_limit(&sqe, ctx, (uint32_t)limit, flags, value);
+	return h_ring_res(r, &sqe, out, NULL);
+}
+
+static int32_t set(struct axon_ring *r, uint64_t ctx, CUlimit limit, uint64_t value)
+{
+	uint64_t got;
+
+	return limit_op(r, ctx, limit, AXON_CTX_LIMIT_SET, value, &got);
+}
+
+static uint64_t get(struct axon_ring *r, uint64_t ctx, CUlimit limit)
+{
+	uint64_t v = 0;
+
+	ck_assert_int_eq(limit_op(r, ctx, limit, 0, 0, &v), CUDA_SUCCESS);
+	return v;
+}
+
+static uint64_t client_u64_of(const struct h_daemon *d, const struct axon_ring *r,
+			      const char *path)
+{
+	struct json *doc = h_stats(d);
+	const struct json *c;
+	uint64_t v;
+
+	ck_assert(doc != NULL);
+	c = h_stats_client_id(doc, r->params.client_id);
+	ck_assert_msg(c != NULL, "client %llu not in the stats",
+		      (unsigned long long)r->params.client_id);
+	v = h_client_u64(c, path);
+	json_free(doc);
+	return v;
+}
+
+static uint64_t client_u64(const struct axon_ring *r, const char *path)
+{
+	return client_u64_of(&h_daemon, r, path);
+}
+
+/* What a stack of s bytes per thread reserves on the sim's device. */
+static uint64_t stack_cost(uint64_t s)
+{
+	uint64_t b = (s + 15) / 16 * 16 * THREADS;
+
+	return (b + 2 * MIB - 1) / (2 * MIB) * (2 * MIB);
+}
+
+static void open_client(const struct h_daemon *d, struct axon_ring *r, uint64_t *ctx)
+{
+	uint64_t stream;
+
+	ck_assert_int_eq(h_ring_connect(r, d), 0);
+	ck_assert_int_eq(h_ring_ctx_create(r, ctx, &stream), 0);
+	ck_assert_uint_eq(r->params.mint_credit, 0);
+}
+
+START_TEST(stack)
+{
+	struct axon_ring r, s;
+	uint64_t ctx, ctx2;
+
+	open_client(&h_daemon, &r, &ctx);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_STACK_SIZE), 1024);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 2048), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 264 * MIB);
+	ck_assert_uint_eq(client_u64(&r, "bytes_mapped"), 264 * MIB);
+	/* Up to the limit, then one driver step past it. */
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 4096), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), CLIENT_MEM);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 4097), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_STACK_SIZE), 4096);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), CLIENT_MEM);
+	/* Nothing else fits beside it. */
+	ck_assert_int_eq(h_ring_map(&r, ctx, 0, 256, NULL), -1);
+	/* Rounded as the driver rounds: 1100 bytes are 1104. */
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 1100), CUDA_SUCCESS);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_STACK_SIZE), 1104);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), stack_cost(1104) - stack_cost(1024));
+	/* Below the context's own stack nothing is given back twice. */
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 512), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 0);
+	ck_assert_uint_eq(client_u64(&r, "bytes_mapped"), 0);
+	/* ...and raising it again pays only what is above that stack. */
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 4096), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), CLIENT_MEM);
+	/* Its user's share goes with it: another client has the limit. */
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+	open_client(&h_daemon, &s, &ctx2);
+	ck_assert_uint_eq(client_u64(&s, "user_mem_used"), 0);
+	ck_assert_int_eq(set(&s, ctx2, CU_LIMIT_STACK_SIZE, 4096), CUDA_SUCCESS);
+	axon_close(&s);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
+START_TEST(heap)
+{
+	struct axon_ring r;
+	uint64_t ctx, fill = CLIENT_MEM - (64 << 10);
+
+	open_client(&h_daemon, &r, &ctx);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE), 8 * MIB);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 0);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE, 64 * MIB), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 66 * MIB);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE, fill + 1),
+			 CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE), 64 * MIB);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 66 * MIB);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE, fill), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), CLIENT_MEM);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE, UINT64_MAX),
+			 CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE), fill);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE, 8 * MIB), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 10 * MIB);
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
+START_TEST(fifo)
+{
+	static const char *const extra[] = {
+		"--data-size=4M", "--max-pinned-per-client=16M", "--mint-credit=0", NULL,
+	};
+	struct h_daemon own = { 0 };
+	uint64_t ctx, base, held, room;
+	struct axon_ring r;
+
+	ck_assert_int_eq(h_daemon_start(&own, "4G", extra), 0);
+	open_client(&own, &r, &ctx);
+	base = get(&r, ctx, CU_LIMIT_PRINTF_FIFO_SIZE);
+	ck_assert_uint_gt(base, 0);
+	held = client_u64_of(&own, &r, "host_pinned");
+	ck_assert_uint_lt(held, 16 * MIB);
+	room = (16 * MIB - held) / 256 * 256;
+	/* Smaller than a fresh FIFO: nothing more pinned. */
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_PRINTF_FIFO_SIZE, base / 2), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64_of(&own, &r, "host_pinned"), held);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_PRINTF_FIFO_SIZE, base + room + 1),
+			 CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_PRINTF_FIFO_SIZE), base / 2);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_PRINTF_FIFO_SIZE, base + room), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64_of(&own, &r, "host_pinned"), held + room);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_PRINTF_FIFO_SIZE, base), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64_of(&own, &r, "host_pinned"), held);
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&own, H_MS(5000)), 0);
+	ck_assert_int_eq(h_daemon_stop(&own, false), 0);
+}
+END_TEST
+
+START_TEST(hostile)
+{
+	struct axon_ring r;
+	uint64_t ctx, v;
+
+	open_client(&h_daemon, &r, &ctx);
+	ck_assert_int_eq(limit_op(&r, ctx + 1, CU_LIMIT_STACK_SIZE, 0, 0, &v),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(limit_op(&r, ctx, CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, AXON_CTX_LIMIT_SET, 4, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(limit_op(&r, ctx, (CUlimit)0x7fffffff, 0, 0, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(limit_op(&r, ctx, CU_LIMIT_STACK_SIZE, 2, 4096, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(limit_op(&r, ctx, CU_LIMIT_STACK_SIZE, 0, 4096, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, 512 << 10), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_STACK_SIZE, UINT64_MAX), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(get(&r, ctx, CU_LIMIT_STACK_SIZE), 1024);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), 0);
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
+static void add(TCase *tc)
+{
+	tcase_add_test(tc, stack);
+	tcase_add_test(tc, heap);
+	tcase_add_test(tc, fifo);
+	tcase_add_test(tc, hostile);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const extra[] = {
+		"--max-client-mem=792M", "--mint-credit=0", NULL,
+	};
+
+	h_init(argc, argv);
+	return h_check_main("attack-ctx-limits", "4G", extra, add, 60);
+}
