@@ -58,6 +58,7 @@
 #include "occupancy.h"
 #include "private.h"
 #include "profile.h"
+#include "profilerctl.h"
 #include "registrar.h"
 #include "state.h"
 #include "vendor.h"
@@ -274,6 +275,7 @@ const struct backend cuda_backend = {
 	.func_get_attr = cuda_func_get_attr,
 	.occupancy = cuda_occupancy,
 	.private_call = cuda_private_call,
+	.profiler = cuda_profiler,
 	.func_set_attr = cuda_func_set_attr,
 	.tensor_map_encode = cuda_tensor_map_encode,
 	.func_free = cuda_func_free,
