@@ -37,6 +37,8 @@ SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfu
 	libcuda-shim/tensormap.c
 # profiler control (cudaProfiler.h)
 SHIM_SRCS += libcuda-shim/profiler.c
+# stream attributes
+SHIM_SRCS += libcuda-shim/streamattr.c
 
 SHIM_LIBS += $(LIBAXON_A) $(COMMON_LIB) -ldl -lpthread
 

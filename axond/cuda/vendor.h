@@ -44,7 +44,7 @@
 	X(cuGraphHostNodeGetParams) X(cuGraphClone) X(cuGraphNodeFindInClone) \
 	X(cuGraphDestroyNode) X(cuGraphCreate) X(cuGraphAddKernelNode)	\
 	X(cuGraphExecKernelNodeSetParams)				\
-	X(cuProfilerStart) X(cuProfilerStop)
+	X(cuProfilerStart) X(cuProfilerStop) X(cuStreamSetAttribute)
 
 struct vendor {
 	void *dl;

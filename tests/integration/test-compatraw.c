@@ -13,6 +13,12 @@
  *              of whole clusters; reserved fields, an unknown query and a
  *              bad function handle are refused; a block larger than any
  *              function takes is 0 clusters, not an error
+ *   streamattr the attributes a stream takes, set; an access policy
+ *              window outside the client's memory (another client's
+ *              addresses, or none), one longer than the device's largest
+ *              window, a hit ratio above 1, an id a stream does not take,
+ *              a policy of 0, a reserved field, a handle that names no
+ *              stream are refused
  */
 #include <check.h>
 #include <stdio.h>
@@ -168,10 +174,84 @@ START_TEST(test_occupancy)
 }
 END_TEST
 
+static int32_t set_attr(struct cl *c, uint64_t stream, uint32_t id, uint64_t v0, uint64_t v1,
+			uint64_t v2, uint64_t v3)
+{
+	const uint64_t val[4] = { v0, v1, v2, v3 };
+	struct axon_sqe s = { 0 };
+
+	axon_prep_stream_set_attr(&s, stream, id, val);
+	return h_ring_res(&c->r, &s, NULL, NULL);
+}
+
+START_TEST(test_streamattr)
+{
+	const uint64_t half = 0x3f000000, props = 2 | (1ULL << 32);	/* 0.5f; PERSISTING, STREAMING */
+	uint64_t mem = 0;
+	struct axon_sqe s;
+	struct cl c, other;
+
+	cl_open(&c);
+	cl_open(&other);
+	ck_assert_int_eq(h_ring_map(&c.r, c.ctx, 0, 1 << 20, &mem), 0);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, mem,
+				  4096, half, props), CUDA_SUCCESS);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, 0, 0,
+				  0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY,
+				  CU_SYNC_POLICY_SPIN, 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_PRIORITY, (uint64_t)-9, 0, 0,
+				  0), CUDA_SUCCESS);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, 1, 0, 0, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP,
+				  3 | 2 << 8, 0, 0, 0), CUDA_SUCCESS);
+	/* The window names memory: only this client's. */
+	ck_assert_int_eq(set_attr(&other, other.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW,
+				  mem, 4096, half, props), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, 0x1000,
+				  4096, half, props), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, mem,
+				  (uint64_t)-4096, half, props), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, mem,
+				  1ULL << 30, half, props), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, mem,
+				  4096, 0x3fc00000 /* 1.5f */, props), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, mem,
+				  4096, half, 3), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, 1, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 2, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, 0, 0,
+				  0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, 1, 1,
+				  0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_PRIORITY, 1ULL << 40, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, 2, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(set_attr(&c, c.stream, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP, 4, 0, 0,
+				  0), CUDA_ERROR_INVALID_VALUE);
+	/* A handle no stream of this client has. */
+	ck_assert_int_eq(set_attr(&c, c.stream + 0x100, CU_LAUNCH_ATTRIBUTE_PRIORITY, 0, 0, 0, 0),
+			 CUDA_ERROR_INVALID_HANDLE);
+	s = (struct axon_sqe){ 0 };
+	axon_prep_stream_set_attr(&s, c.stream, CU_LAUNCH_ATTRIBUTE_PRIORITY,
+				  (const uint64_t[4]){ 0, 0, 0, 0 });
+	s.stream_set_attr.resv0 = 1;
+	EXPECT_SQE(&c, s, CUDA_ERROR_INVALID_VALUE, NULL);
+	axon_close(&other.r);
+	axon_close(&c.r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_profiler);
 	tcase_add_test(tc, test_occupancy);
+	tcase_add_test(tc, test_streamattr);
 }
 
 int main(int argc, char **argv)
