@@ -62,6 +62,11 @@ static struct gb_node *node_of(CUgraphNode h)
 	return NULL;
 }
 
+struct gb_node *shim_gb_node_of(CUgraphNode h)
+{
+	return node_of(h);
+}
+
 static void node_free(struct gb_node *n)
 {
 	if (!n)
@@ -251,6 +256,12 @@ CUresult shim_gb_kernel_set(struct gb_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
 	n->k.block[2] = p->blockDimZ;
 	n->k.shmem = p->sharedMemBytes;
 	return CUDA_SUCCESS;
+}
+
+CUresult shim_gb_add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			  struct gb_node *n)
+{
+	return add_node(out, g, deps, ndeps, n);
 }
 
 static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,

@@ -35,6 +35,8 @@ struct gb_node {
 			const void *src_host;
 			bool host_dst, host_src;
 		} c;
+		/* a host node: fn(data) runs in this process, in order */
+		CUDA_HOST_NODE_PARAMS h;
 	};
 };
 
@@ -76,6 +78,13 @@ shim_gb_kparams_v1(const CUDA_KERNEL_NODE_PARAMS_v1 *p, CUDA_KERNEL_NODE_PARAMS 
 	};
 	return tmp;
 }
+
+/* shim_gb_lock held: the node, if it is one of a live graph. */
+struct gb_node *shim_gb_node_of(CUgraphNode h);
+/* Adds n (its type and parameters set) to built graph g after deps;
+ * frees n on failure. Takes shim_gb_lock. */
+CUresult shim_gb_add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			  struct gb_node *n);
 
 /* For graph.c: whether g is a built graph (rather than a daemon handle),
  * its destruction, and cuGraphGetNodes / cuGraphGetRootNodes of it. */

@@ -15,7 +15,8 @@
  * update the exec from the capture: same topology by construction.
  * Memcpy nodes with a host side are lowered to cuMemcpyHtoDAsync /
  * cuMemcpyDtoHAsync in the capture, which copy.c makes read or write the
- * host memory at each launch.
+ * host memory at each launch; host nodes to cuLaunchHostFunc, which runs
+ * the function in this process at its place in each launch (hostfunc.c).
  * The execs are under shim_gb_lock (graphbuild.h), with the graphs.
  */
 #include <pthread.h>
@@ -216,6 +217,9 @@ static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
 				r = cuMemcpyDtoHAsync_v2(n->c.dst_host, n->c.src, n->c.len, s);
 			else
 				r = cuMemcpyDtoDAsync_v2(n->c.dst, n->c.src, n->c.len, s);
+			break;
+		case CU_GRAPH_NODE_TYPE_HOST:	/* a captured host function */
+			r = cuLaunchHostFunc(s, n->h.fn, n->h.userData);
 			break;
 		default:
 			break;		/* empty: ordering only, which the order gives */
