@@ -86,6 +86,10 @@ struct gb_node *shim_gb_node_of(CUgraphNode h);
 CUresult shim_gb_add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
 			  struct gb_node *n);
 
+/* Node h of the graph exec x was made from, given tmpl's parameters
+ * (a host or memset node; graphlower.c). */
+CUresult shim_gb_exec_node_set(CUgraphExec x, CUgraphNode h, const struct gb_node *tmpl);
+
 /* For graph.c: whether g is a built graph (rather than a daemon handle),
  * its destruction, and cuGraphGetNodes / cuGraphGetRootNodes of it. */
 bool shim_gb_owns(CUgraph g);

@@ -7,7 +7,9 @@
  * this process at its place in the graph's order, as a captured host
  * function does (hostfunc.c: the daemon holds the work after it until the
  * shim says it ran). Changing a node's parameters changes the graph, not
- * the execs already made from it, as the driver's documentation says.
+ * the execs already made from it, as the driver's documentation says;
+ * cuGraphExec{Host,Memset}NodeSetParams change one exec (graphlower.c
+ * lowers its copy again and updates it).
  */
 #include <stdlib.h>
 
@@ -84,14 +86,18 @@ SHIM_EXPORT CUresult cuGraphMemsetNodeGetParams(CUgraphNode h, CUDA_MEMSET_NODE_
 	return CUDA_SUCCESS;
 }
 
+/* The checks cuGraphAddMemsetNode makes (graphbuild.c). */
+static bool memset_ok(const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	return p && (p->elementSize == 1 || p->elementSize == 2 || p->elementSize == 4) &&
+	       p->width && p->height && (p->height == 1 || p->pitch >= p->width * p->elementSize);
+}
+
 SHIM_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode h, const CUDA_MEMSET_NODE_PARAMS *p)
 {
 	struct gb_node *n;
 
-	/* The checks cuGraphAddMemsetNode makes (graphbuild.c). */
-	if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
-	    !p->width || !p->height ||
-	    (p->height > 1 && p->pitch < p->width * p->elementSize))
+	if (!memset_ok(p))
 		return CUDA_ERROR_INVALID_VALUE;
 	n = typed_node(h, CU_GRAPH_NODE_TYPE_MEMSET);
 	if (!n)
@@ -99,4 +105,27 @@ SHIM_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode h, const CUDA_MEMSET
 	n->m = *p;
 	pthread_mutex_unlock(&shim_gb_lock);
 	return CUDA_SUCCESS;
+}
+
+SHIM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec x, CUgraphNode h,
+						  const CUDA_HOST_NODE_PARAMS *p)
+{
+	struct gb_node tmpl = { .type = CU_GRAPH_NODE_TYPE_HOST };
+
+	if (!p || !p->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	tmpl.h = *p;
+	return shim_gb_exec_node_set(x, h, &tmpl);
+}
+
+SHIM_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec x, CUgraphNode h,
+						    const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	struct gb_node tmpl = { .type = CU_GRAPH_NODE_TYPE_MEMSET };
+
+	(void)ctx;	/* the exec's context runs it */
+	if (!memset_ok(p))
+		return CUDA_ERROR_INVALID_VALUE;
+	tmpl.m = *p;
+	return shim_gb_exec_node_set(x, h, &tmpl);
 }

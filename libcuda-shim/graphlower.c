@@ -444,6 +444,37 @@ SHIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec x, CUgraphNode h
 	return exec_kernel_set(x, h, shim_gb_kparams_v1(p, &tmp));
 }
 
+/*
+ * cuGraphExec{Host,Memset}NodeSetParams: the exec's copy with node h's
+ * parameters replaced by tmpl's (a node of h's type, no allocations of
+ * its own), lowered again and the exec updated from it.
+ */
+CUresult shim_gb_exec_node_set(CUgraphExec x, CUgraphNode h, const struct gb_node *tmpl)
+{
+	CUgraphExecUpdateResult res;
+	struct gb_graph *copy = NULL;
+	bool found = false;
+	struct gb_exec *e;
+	uint32_t i;
+
+	pthread_mutex_lock(&shim_gb_lock);
+	e = exec_of(x);
+	for (i = 0; e && i < e->copy->n && e->orig[i] != (struct gb_node *)h; i++)
+		;
+	if (e && i < e->copy->n && e->copy->node[i]->type == tmpl->type) {
+		found = true;
+		copy = graph_copy(e->copy);
+	}
+	pthread_mutex_unlock(&shim_gb_lock);
+	if (!copy)
+		return found ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+	if (tmpl->type == CU_GRAPH_NODE_TYPE_HOST)
+		copy->node[i]->h = tmpl->h;
+	else
+		copy->node[i]->m = tmpl->m;
+	return update_from(x, copy, NULL, shim_graph_exec_update_daemon, &res);
+}
+
 /* After fork: the parent's execs and streams are not the child's. */
 static void lower_forget(void)
 {

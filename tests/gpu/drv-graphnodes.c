@@ -11,9 +11,10 @@
  *   2. cuGraphHostNodeGetParams gives back the function and argument;
  *      cuGraphHostNodeSetParams changes the graph, not an exec made
  *      before: the old exec still calls the old argument, a new one the
- *      new;
+ *      new; cuGraphExecHostNodeSetParams changes the one exec it names;
  *   3. cuGraphMemsetNodeGetParams / SetParams: a new exec after setting
  *      the value to 7 with the kernel node's value changed too;
+ *      cuGraphExecMemsetNodeSetParams on that exec;
  *   4. cuGraphNodeGetType says HOST; a NULL function is INVALID_VALUE.
  *
  * Usage: drv-graphnodes KERNELS.cubin (its "fill"). Exit 0 when every
@@ -115,7 +116,7 @@ static void launch(CUgraphExec x, CUstream s, int times, const char *what, const
 
 int main(int argc, char **argv)
 {
-	static char tag_s = 's', tag_c = 'c', tag_x = 'x';
+	static char tag_s = 's', tag_c = 'c', tag_x = 'x', tag_y = 'y';
 	CUgraphNode nset, nstart, nfill, ncopy, ncheck;
 	CUDA_KERNEL_NODE_PARAMS kp;
 	CUDA_MEMSET_NODE_PARAMS mp;
@@ -204,6 +205,10 @@ int main(int argc, char **argv)
 	launch(x1, s, 1, "the exec made before the change", "sc");
 	CK(cuGraphInstantiateWithFlags(&x2, g, 0));
 	launch(x2, s, 1, "an exec made after it", "sx");
+	hp.userData = &tag_y;
+	CK(cuGraphExecHostNodeSetParams(x1, ncheck, &hp));
+	launch(x1, s, 1, "the first exec after cuGraphExecHostNodeSetParams", "sy");
+	launch(x2, s, 1, "the second exec, untouched", "sx");
 
 	memset(&mp, 0, sizeof(mp));
 	CK(cuGraphMemsetNodeGetParams(nset, &mp));
@@ -217,6 +222,9 @@ int main(int argc, char **argv)
 	want = 7.0f;
 	CK(cuGraphInstantiateWithFlags(&x3, g, 0));
 	launch(x3, s, 2, "memset and kernel changed", "sxsx");
+	mp.value = 0;
+	CK(cuGraphExecMemsetNodeSetParams(x3, nset, &mp, ctx));
+	launch(x3, s, 1, "after cuGraphExecMemsetNodeSetParams", "sx");
 
 	CK(cuGraphExecDestroy(x1));
 	CK(cuGraphExecDestroy(x2));
