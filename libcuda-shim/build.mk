@@ -30,7 +30,7 @@ SHIM_SRCS += libcuda-shim/devout.c libcuda-shim/cpus.c libcuda-shim/forkreg.c \
 
 SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/mempoolctl.c libcuda-shim/vmm.c
 SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c \
-	libcuda-shim/graphlower.c libcuda-shim/graphhost.c
+	libcuda-shim/graphlower.c libcuda-shim/graphhost.c libcuda-shim/graphchild.c
 
 # launch variants, function attributes, host functions, tensor maps
 SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \

@@ -73,6 +73,8 @@ static void node_free(struct gb_node *n)
 		return;
 	if (n->type == CU_GRAPH_NODE_TYPE_KERNEL)
 		free(n->k.args);
+	if (n->type == CU_GRAPH_NODE_TYPE_GRAPH && n->child)
+		shim_gb_graph_free(n->child);
 	free(n->deps);
 	free(n);
 }

@@ -37,12 +37,15 @@ struct gb_node {
 		} c;
 		/* a host node: fn(data) runs in this process, in order */
 		CUDA_HOST_NODE_PARAMS h;
+		/* a child graph node: its own copy of the graph, not live */
+		struct gb_graph *child;
 	};
 };
 
 struct gb_graph {
 	struct gb_node **node;
 	uint32_t n, cap;
+	uint32_t depth;			/* 1 + its deepest child graph's */
 	struct gb_graph *next;		/* the live list */
 };
 
@@ -85,6 +88,10 @@ struct gb_node *shim_gb_node_of(CUgraphNode h);
  * frees n on failure. Takes shim_gb_lock. */
 CUresult shim_gb_add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
 			  struct gb_node *n);
+
+/* A copy of g, child graphs too, not on the live list (shim_gb_lock
+ * held; graphlower.c); NULL without memory. */
+struct gb_graph *shim_gb_graph_copy(const struct gb_graph *g);
 
 /* Node h of the graph exec x was made from, given tmpl's parameters
  * (a host or memset node; graphlower.c). */

@@ -15,7 +15,10 @@
  *   3. cuGraphMemsetNodeGetParams / SetParams: a new exec after setting
  *      the value to 7 with the kernel node's value changed too;
  *      cuGraphExecMemsetNodeSetParams on that exec;
- *   4. cuGraphNodeGetType says HOST; a NULL function is INVALID_VALUE.
+ *   4. cuGraphNodeGetType says HOST; a NULL function is INVALID_VALUE;
+ *   5. a child graph node runs a copy of the child made when it was added,
+ *      at its place: nodes added to the child afterwards, or the child's
+ *      destruction, change nothing.
  *
  * Usage: drv-graphnodes KERNELS.cubin (its "fill"). Exit 0 when every
  * check passed; else 1 with the line that says why.
@@ -61,6 +64,7 @@ static float host[N];
 static char order[64];
 static unsigned int norder;
 static float want = 2.0f;
+static char tag_a = 'a', tag_b = 'b', tag_1 = '1', tag_2 = '2', tag_3 = '3';
 static int wrong;
 
 /* Appends its tag to the order log. */
@@ -112,6 +116,41 @@ static void launch(CUgraphExec x, CUstream s, int times, const char *what, const
 	CK(cuStreamSynchronize(s));
 	printf("%s: host functions ran \"%s\", %d wrong values seen\n", what, order, wrong);
 	CHECK(!strcmp(order, expect) && !wrong, "%s: expected \"%s\"", what, expect);
+}
+
+static CUgraphNode host_node(CUgraph g, CUgraphNode *dep, void *tag)
+{
+	CUDA_HOST_NODE_PARAMS hp = { .fn = mark, .userData = tag };
+	CUgraphNode n;
+
+	CK(cuGraphAddHostNode(&n, g, dep, dep ? 1 : 0, &hp));
+	return n;
+}
+
+/* a -> child (1 -> 2) -> b; the child changed after it was added. */
+static void child_graphs(CUstream s)
+{
+	CUgraphNode a, kid, c1, c2;
+	CUgraphNodeType type;
+	CUgraph parent, child;
+	CUgraphExec x;
+
+	CK(cuGraphCreate(&child, 0));
+	c1 = host_node(child, NULL, &tag_1);
+	c2 = host_node(child, &c1, &tag_2);
+	CK(cuGraphCreate(&parent, 0));
+	a = host_node(parent, NULL, &tag_a);
+	CK(cuGraphAddChildGraphNode(&kid, parent, &a, 1, child));
+	host_node(parent, &kid, &tag_b);
+	host_node(child, &c2, &tag_3);	/* not in the parent's copy */
+	CK(cuGraphNodeGetType(kid, &type));
+	printf("child graph node type: %s\n", type == CU_GRAPH_NODE_TYPE_GRAPH ? "GRAPH" : "other");
+	CHECK(type == CU_GRAPH_NODE_TYPE_GRAPH, "type %d", (int)type);
+	CK(cuGraphDestroy(child));	/* the parent keeps its copy */
+	CK(cuGraphInstantiateWithFlags(&x, parent, 0));
+	launch(x, s, 2, "a child graph between two host nodes", "a12ba12b");
+	CK(cuGraphExecDestroy(x));
+	CK(cuGraphDestroy(parent));
 }
 
 int main(int argc, char **argv)
@@ -225,6 +264,8 @@ int main(int argc, char **argv)
 	mp.value = 0;
 	CK(cuGraphExecMemsetNodeSetParams(x3, nset, &mp, ctx));
 	launch(x3, s, 1, "after cuGraphExecMemsetNodeSetParams", "sx");
+
+	child_graphs(s);
 
 	CK(cuGraphExecDestroy(x1));
 	CK(cuGraphExecDestroy(x2));
