@@ -374,10 +374,13 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 /* A plain launch that a graph node can stand for (collapse.h): no launch
  * attributes (cuLaunchKernelEx), and coalescible (not captured; its output,
  * if it prints, is flushed with its run's). */
+/* (Not on a stream given attributes: a replayed graph's kernel nodes
+ * would not run with the stream's access policy window or domain.) */
 static bool collapsible(const struct work *w)
 {
 	return w->type == WORK_LAUNCH && !w->launch.nattrs &&
-	       w->launch.func && w->launch.func->backend_priv && coalescible(w);
+	       w->launch.func && w->launch.func->backend_priv && coalescible(w) &&
+	       !__atomic_load_n(&w->stream->attr_gen, __ATOMIC_RELAXED);
 }
 
 /*
