@@ -98,6 +98,9 @@ struct event {
 #define STREAM_CAPTURE	(1U << 0)
 #define STREAM_HELD	(1U << 1)
 
+/* The stream attributes cuStreamSetAttribute sets (ops/streamattr.c). */
+#define STREAM_NATTRS	5
+
 struct stream {
 	uint64_t handle;
 	bool dying;		/* destroyed by the client, work still queued */
@@ -140,8 +143,24 @@ struct stream {
 	uint64_t hold_token;
 	uint32_t parked;	/* its items in the parked list */
 	uint64_t hold_pass;	/* last replay pass that kept one of them */
+	/*
+	 * cuStreamSetAttribute's values (ops/streamattr.c), by
+	 * STREAM_ATTR_* slot, attr_set a bit per slot set: written by the
+	 * dispatcher under stream_attr_lock, attr_gen bumped after each
+	 * change; the cuda executor applies them to its stream when
+	 * attr_gen moved past attr_applied (its own).
+	 */
+	struct axon_launch_attr attr[STREAM_NATTRS];
+	uint32_t attr_set;
+	uint32_t attr_gen;
+	uint32_t attr_applied;
 	void *backend_priv;
 };
+
+/* The stream attributes set (ops/streamattr.c): a copy of s->attr, the
+ * bits of attr_set, and in *gen the attr_gen they are as of. */
+unsigned int stream_attrs_copy(struct stream *s, struct axon_launch_attr out[STREAM_NATTRS],
+			       uint32_t *gen);
 
 struct module {
 	uint64_t handle;

@@ -221,6 +221,12 @@ struct backend {
 	 */
 	int (*ctx_limit)(struct axond *d, struct client *c, int dev, int limit,
 			 bool set, uint64_t *value);
+	/*
+	 * Optional, AXON_OP_PROFILER: cuProfilerStart (start) or
+	 * cuProfilerStop in the client's context ctx. Without it the op
+	 * succeeds, as the driver does with no profiler attached.
+	 */
+	int (*profiler)(struct axond *d, struct client *c, struct ctx *ctx, bool start);
 	/* AXON_OP_OCCUPANCY: q is validated; *value gets the answer. */
 	int (*occupancy)(struct axond *d, struct client *c, struct func *f,
 			 const struct axon_sqe *q, int *value);

@@ -7,7 +7,8 @@ AXOND_SRCS := axond/main.c axond/options.c axond/server.c axond/client.c axond/d
 	axond/sim/sim.c axond/sim/device.c \
 	axond/cuda/cuda.c axond/cuda/info.c axond/cuda/registrar.c axond/cuda/window.c \
 	axond/cuda/exec.c axond/cuda/inflight.c axond/cuda/module.c axond/cuda/occupancy.c \
-	axond/cuda/private.c axond/cuda/vendor.c axond/cuda/hostmem.c axond/cuda/profile.c axond/cuda/collapse.c
+	axond/cuda/private.c axond/cuda/vendor.c axond/cuda/hostmem.c axond/cuda/profile.c axond/cuda/collapse.c \
+	axond/cuda/profilerctl.c
 # a hello's route (hello.c) and the welcome on the wire (welcome.c), either
 # side of the listener (server.c)
 AXOND_SRCS += axond/hello.c axond/welcome.c axond/addrlock.c

@@ -31,11 +31,15 @@ SHIM_SRCS += libcuda-shim/devout.c libcuda-shim/cpus.c libcuda-shim/forkreg.c \
 
 SHIM_SRCS += libcuda-shim/mempool.c libcuda-shim/mempoolctl.c libcuda-shim/vmm.c
 SHIM_SRCS += libcuda-shim/graph.c libcuda-shim/graphbuild.c \
-	libcuda-shim/graphlower.c
+	libcuda-shim/graphlower.c libcuda-shim/graphhost.c libcuda-shim/graphchild.c
 
 # launch variants, function attributes, host functions, tensor maps
 SHIM_SRCS += libcuda-shim/launchex.c libcuda-shim/funcattr.c libcuda-shim/hostfunc.c \
 	libcuda-shim/tensormap.c
+# profiler control (cudaProfiler.h)
+SHIM_SRCS += libcuda-shim/profiler.c
+# stream attributes
+SHIM_SRCS += libcuda-shim/streamattr.c
 
 SHIM_LIBS += $(LIBAXON_A) $(COMMON_LIB) -ldl -lpthread
 
@@ -51,7 +55,8 @@ SHIM_GEN_OBJS   := $(SHIM_GEN_C:$(SHIM_GEN_DIR)/%.c=$(BUILD)/obj/gen/%.o)
 
 # One run writes all four files (grouped target, GNU make >= 4.3).
 $(SHIM_GEN_C) $(SHIM_GEN_H) &: $(SHIM_GEN_SCRIPT) $(CUDA)/include/cuda.h \
-		$(CUDA)/include/cudaTypedefs.h
+		$(CUDA)/include/cudaTypedefs.h $(CUDA)/include/cudaProfiler.h \
+		$(CUDA)/include/cudaProfilerTypedefs.h
 	@mkdir -p $(SHIM_GEN_DIR)
 	@[ "$(V)" = 1 ] || echo "  GEN     $(SHIM_GEN_DIR)/shim_*"
 	$(Q)$(PYTHON) $(SHIM_GEN_SCRIPT) --cc "$(CC)" --cuda "$(CUDA)" --out $(SHIM_GEN_DIR)

@@ -62,12 +62,19 @@ static struct gb_node *node_of(CUgraphNode h)
 	return NULL;
 }
 
+struct gb_node *shim_gb_node_of(CUgraphNode h)
+{
+	return node_of(h);
+}
+
 static void node_free(struct gb_node *n)
 {
 	if (!n)
 		return;
 	if (n->type == CU_GRAPH_NODE_TYPE_KERNEL)
 		free(n->k.args);
+	if (n->type == CU_GRAPH_NODE_TYPE_GRAPH && n->child)
+		shim_gb_graph_free(n->child);
 	free(n->deps);
 	free(n);
 }
@@ -251,6 +258,12 @@ CUresult shim_gb_kernel_set(struct gb_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
 	n->k.block[2] = p->blockDimZ;
 	n->k.shmem = p->sharedMemBytes;
 	return CUDA_SUCCESS;
+}
+
+CUresult shim_gb_add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			  struct gb_node *n)
+{
+	return add_node(out, g, deps, ndeps, n);
 }
 
 static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,

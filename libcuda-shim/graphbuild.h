@@ -35,12 +35,17 @@ struct gb_node {
 			const void *src_host;
 			bool host_dst, host_src;
 		} c;
+		/* a host node: fn(data) runs in this process, in order */
+		CUDA_HOST_NODE_PARAMS h;
+		/* a child graph node: its own copy of the graph, not live */
+		struct gb_graph *child;
 	};
 };
 
 struct gb_graph {
 	struct gb_node **node;
 	uint32_t n, cap;
+	uint32_t depth;			/* 1 + its deepest child graph's */
 	struct gb_graph *next;		/* the live list */
 };
 
@@ -76,6 +81,21 @@ shim_gb_kparams_v1(const CUDA_KERNEL_NODE_PARAMS_v1 *p, CUDA_KERNEL_NODE_PARAMS 
 	};
 	return tmp;
 }
+
+/* shim_gb_lock held: the node, if it is one of a live graph. */
+struct gb_node *shim_gb_node_of(CUgraphNode h);
+/* Adds n (its type and parameters set) to built graph g after deps;
+ * frees n on failure. Takes shim_gb_lock. */
+CUresult shim_gb_add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			  struct gb_node *n);
+
+/* A copy of g, child graphs too, not on the live list (shim_gb_lock
+ * held; graphlower.c); NULL without memory. */
+struct gb_graph *shim_gb_graph_copy(const struct gb_graph *g);
+
+/* Node h of the graph exec x was made from, given tmpl's parameters
+ * (a host or memset node; graphlower.c). */
+CUresult shim_gb_exec_node_set(CUgraphExec x, CUgraphNode h, const struct gb_node *tmpl);
 
 /* For graph.c: whether g is a built graph (rather than a daemon handle),
  * its destruction, and cuGraphGetNodes / cuGraphGetRootNodes of it. */

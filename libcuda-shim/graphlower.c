@@ -15,7 +15,8 @@
  * update the exec from the capture: same topology by construction.
  * Memcpy nodes with a host side are lowered to cuMemcpyHtoDAsync /
  * cuMemcpyDtoHAsync in the capture, which copy.c makes read or write the
- * host memory at each launch.
+ * host memory at each launch; host nodes to cuLaunchHostFunc, which runs
+ * the function in this process at its place in each launch (hostfunc.c).
  * The execs are under shim_gb_lock (graphbuild.h), with the graphs.
  */
 #include <pthread.h>
@@ -46,8 +47,7 @@ static pthread_mutex_t lower_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gb_exec *execs;			/* shim_gb_lock */
 static struct gb_stream streams[SHIM_MAX_CTX];	/* shim_gb_lock */
 
-/* A copy of g (shim_gb_lock held), not on the live list. */
-static struct gb_graph *graph_copy(const struct gb_graph *g)
+struct gb_graph *shim_gb_graph_copy(const struct gb_graph *g)
 {
 	struct gb_graph *c = calloc(1, sizeof(*c));
 	uint32_t i;
@@ -58,6 +58,7 @@ static struct gb_graph *graph_copy(const struct gb_graph *g)
 	if (!c->node)
 		goto err;
 	c->cap = g->n;
+	c->depth = g->depth;
 	for (i = 0; i < g->n; i++) {
 		const struct gb_node *o = g->node[i];
 		struct gb_node *n = calloc(1, sizeof(*n));
@@ -73,8 +74,12 @@ static struct gb_graph *graph_copy(const struct gb_graph *g)
 			if (n->k.args)
 				memcpy(n->k.args, o->k.args, o->k.args_size);
 		}
+		/* (NULL when it fails: the original's is not this one's) */
+		if (o->type == CU_GRAPH_NODE_TYPE_GRAPH)
+			n->child = shim_gb_graph_copy(o->child);
 		c->node[c->n++] = n;
 		if ((o->type == CU_GRAPH_NODE_TYPE_KERNEL && !n->k.args) ||
+		    (o->type == CU_GRAPH_NODE_TYPE_GRAPH && !n->child) ||
 		    (o->ndeps && !(n->deps = malloc(o->ndeps * sizeof(*n->deps)))))
 			goto err;
 		if (o->ndeps)
@@ -170,24 +175,16 @@ static CUresult lower(const struct gb_graph *g, CUgraph *out)
 	return r;
 }
 
-static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
+/* Issues g's nodes on s, in a topological order; a child graph's nodes
+ * at the child node's place, in the child's order. */
+static CUresult issue_nodes(const struct gb_graph *g, CUstream s)
 {
-	CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
-	CUresult r, r2;
+	CUresult r;
 	uint32_t *order, i;
-	CUgraph dg = NULL;
-	CUstream s;
 
 	order = topo(g, &r);
 	if (!order)
 		return r;
-	r = lowering_stream(&s);
-	if (!r)
-		r = cuStreamBeginCapture_v2(s, relaxed);
-	if (r) {
-		free(order);
-		return r;
-	}
 	for (i = 0; i < g->n && !r; i++) {
 		const struct gb_node *n = g->node[order[i]];
 
@@ -217,11 +214,33 @@ static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
 			else
 				r = cuMemcpyDtoDAsync_v2(n->c.dst, n->c.src, n->c.len, s);
 			break;
+		case CU_GRAPH_NODE_TYPE_HOST:	/* a captured host function */
+			r = cuLaunchHostFunc(s, n->h.fn, n->h.userData);
+			break;
+		case CU_GRAPH_NODE_TYPE_GRAPH:	/* depth bounded (graphchild.c) */
+			r = issue_nodes(n->child, s);
+			break;
 		default:
 			break;		/* empty: ordering only, which the order gives */
 		}
 	}
 	free(order);
+	return r;
+}
+
+static CUresult lower_locked(const struct gb_graph *g, CUgraph *out)
+{
+	CUstreamCaptureMode relaxed = CU_STREAM_CAPTURE_MODE_RELAXED;
+	CUresult r, r2;
+	CUgraph dg = NULL;
+	CUstream s;
+
+	r = lowering_stream(&s);
+	if (!r)
+		r = cuStreamBeginCapture_v2(s, relaxed);
+	if (r)
+		return r;
+	r = issue_nodes(g, s);
 	r2 = cuStreamEndCapture(s, &dg);
 	if (r || r2) {
 		if (dg)
@@ -255,7 +274,7 @@ static struct gb_graph *snapshot(CUgraph hg, struct gb_node ***orig, CUresult *r
 	*orig = NULL;
 	pthread_mutex_lock(&shim_gb_lock);
 	if (shim_gb_live(g)) {
-		copy = graph_copy(g);
+		copy = shim_gb_graph_copy(g);
 		*orig = calloc(g->n ? g->n : 1, sizeof(**orig));
 		for (i = 0; *orig && i < g->n; i++)
 			(*orig)[i] = g->node[i];
@@ -412,7 +431,7 @@ static CUresult exec_kernel_set(CUgraphExec x, CUgraphNode h, const CUDA_KERNEL_
 		;
 	if (e && i < e->copy->n && e->copy->node[i]->type == CU_GRAPH_NODE_TYPE_KERNEL) {
 		found = true;
-		copy = graph_copy(e->copy);
+		copy = shim_gb_graph_copy(e->copy);
 	}
 	pthread_mutex_unlock(&shim_gb_lock);
 	if (!copy) {
@@ -438,6 +457,37 @@ SHIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec x, CUgraphNode h
 	CUDA_KERNEL_NODE_PARAMS tmp;
 
 	return exec_kernel_set(x, h, shim_gb_kparams_v1(p, &tmp));
+}
+
+/*
+ * cuGraphExec{Host,Memset}NodeSetParams: the exec's copy with node h's
+ * parameters replaced by tmpl's (a node of h's type, no allocations of
+ * its own), lowered again and the exec updated from it.
+ */
+CUresult shim_gb_exec_node_set(CUgraphExec x, CUgraphNode h, const struct gb_node *tmpl)
+{
+	CUgraphExecUpdateResult res;
+	struct gb_graph *copy = NULL;
+	bool found = false;
+	struct gb_exec *e;
+	uint32_t i;
+
+	pthread_mutex_lock(&shim_gb_lock);
+	e = exec_of(x);
+	for (i = 0; e && i < e->copy->n && e->orig[i] != (struct gb_node *)h; i++)
+		;
+	if (e && i < e->copy->n && e->copy->node[i]->type == tmpl->type) {
+		found = true;
+		copy = shim_gb_graph_copy(e->copy);
+	}
+	pthread_mutex_unlock(&shim_gb_lock);
+	if (!copy)
+		return found ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+	if (tmpl->type == CU_GRAPH_NODE_TYPE_HOST)
+		copy->node[i]->h = tmpl->h;
+	else
+		copy->node[i]->m = tmpl->m;
+	return update_from(x, copy, NULL, shim_graph_exec_update_daemon, &res);
 }
 
 /* After fork: the parent's execs and streams are not the child's. */

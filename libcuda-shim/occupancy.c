@@ -7,9 +7,10 @@
  * libraries like CUB and Thrust size their grids with these.
  *
  * Cluster occupancy (cuOccupancyMaxPotentialClusterSize,
- * cuOccupancyMaxActiveClusters) is asked from the daemon (AXON_OP_OCCUPANCY):
- * the calculator does not model clusters, and how many fit depends on how
- * the device groups its SMs, which only the driver knows.
+ * cuOccupancyMaxActiveClusters) is asked from the daemon (AXON_OP_OCCUPANCY)
+ * with the config's cluster dimensions: the calculator does not model
+ * clusters, and how many fit depends on how the device groups its SMs,
+ * which only the driver knows.
  */
 #include <string.h>
 #include <cuda_occupancy.h>
@@ -198,18 +199,53 @@ static CUresult occ_function(CUfunction f, CUfunction *out)
 	return cuKernelGetFunction(out, (CUkernel)f) ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
 }
 
+/*
+ * The config's attributes as the driver reads them for these queries
+ * (measured on the H200, 580.159.04): an id the driver does not know is
+ * INVALID_VALUE, the last CLUSTER_DIMENSION is the one that counts, every
+ * other attribute (a preferred cluster size included) changes nothing.
+ */
+static CUresult config_cluster(const CUlaunchConfig *cfg, unsigned int c[3])
+{
+	unsigned int i;
+
+	c[0] = c[1] = c[2] = 0;
+	for (i = 0; i < cfg->numAttrs; i++) {
+		CUlaunchAttributeID id = cfg->attrs[i].id;
+
+		if ((unsigned int)id > CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING ||
+		    (unsigned int)id == CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT + 1)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+			continue;
+		c[0] = cfg->attrs[i].value.clusterDim.x;
+		c[1] = cfg->attrs[i].value.clusterDim.y;
+		c[2] = cfg->attrs[i].value.clusterDim.z;
+	}
+	/* Some dimensions 0 (all three 0: no cluster given) comes first. */
+	if ((c[0] || c[1] || c[2]) && !(c[0] && c[1] && c[2]))
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	/* The op carries a byte a dimension: a cluster of more than 255
+	 * blocks in one dimension is refused as too large for the function
+	 * (the driver answers 0 clusters when non-portable sizes are
+	 * allowed). */
+	if (c[0] > 0xff || c[1] > 0xff || c[2] > 0xff)
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	return CUDA_SUCCESS;
+}
+
 static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cfg,
 			      unsigned int query)
 {
 	struct shim_waiter w = { 0 };
 	struct axon_sqe *sqe;
-	unsigned int i, c[3] = { 0, 0, 0 };
+	unsigned int i, c[3];
 	uint32_t grid[3];
 	uint16_t block[3];
 	uint8_t cluster[3];
 	CUresult r;
 
-	if (!value || !cfg || (cfg->numAttrs && !cfg->attrs))
+	if (!value || !f || !cfg || (cfg->numAttrs && !cfg->attrs))
 		return CUDA_ERROR_INVALID_VALUE;
 	r = shim_ensure_init();
 	if (r)
@@ -217,17 +253,17 @@ static CUresult cluster_query(int *value, CUfunction f, const CUlaunchConfig *cf
 	r = occ_function(f, &f);
 	if (r)
 		return r;
-	for (i = 0; i < cfg->numAttrs; i++) {
-		if (cfg->attrs[i].id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
-			continue;
-		c[0] = cfg->attrs[i].value.clusterDim.x;
-		c[1] = cfg->attrs[i].value.clusterDim.y;
-		c[2] = cfg->attrs[i].value.clusterDim.z;
+	r = config_cluster(cfg, c);
+	if (r)
+		return r;
+	/* A block the wire cannot carry has more threads than any function
+	 * takes: no cluster of it fits (the driver's 0 for 1025 threads). */
+	if (cfg->blockDimX > 0xffff || cfg->blockDimY > 0xffff || cfg->blockDimZ > 0xffff) {
+		if (!cfg->gridDimX || !cfg->gridDimY || !cfg->gridDimZ)
+			return CUDA_ERROR_INVALID_VALUE;
+		*value = 0;
+		return CUDA_SUCCESS;
 	}
-	if (cfg->blockDimX > 0xffff || cfg->blockDimY > 0xffff || cfg->blockDimZ > 0xffff)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (c[0] > 0xff || c[1] > 0xff || c[2] > 0xff)
-		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	grid[0] = cfg->gridDimX;
 	grid[1] = cfg->gridDimY;
 	grid[2] = cfg->gridDimZ;

@@ -27,7 +27,7 @@ IT_TESTS        := vecadd streams bigcopy errors concurrent kill garbage axonctl
 		   regressions
 IT_TESTS        += mempool vmm
 IT_TESTS        += pinned
-IT_TESTS        += launchex hostfn legacy bigimage launchraw ptstream
+IT_TESTS        += launchex hostfn legacy bigimage launchraw ptstream compatraw
 IT_TESTS        += graphcopy
 IT_TESTS        += mathlibs
 IT_TESTS        += restart isolation

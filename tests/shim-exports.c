@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cudaTypedefs.h>
+#include <cudaProfilerTypedefs.h>
 
 #include "shim_gen_lists.h"
 

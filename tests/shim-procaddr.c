@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cudaTypedefs.h>
+#include <cudaProfilerTypedefs.h>
 
 #include "shim_gen_lists.h"
 #include "shim_proctable.h"

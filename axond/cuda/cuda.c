@@ -59,6 +59,7 @@
 #include "occupancy.h"
 #include "private.h"
 #include "profile.h"
+#include "profilerctl.h"
 #include "registrar.h"
 #include "state.h"
 #include "vendor.h"
@@ -275,6 +276,7 @@ const struct backend cuda_backend = {
 	.func_get_attr = cuda_func_get_attr,
 	.occupancy = cuda_occupancy,
 	.private_call = cuda_private_call,
+	.profiler = cuda_profiler,
 	.func_set_attr = cuda_func_set_attr,
 	.ctx_limit = cuda_ctx_limit,
 	.tensor_map_encode = cuda_tensor_map_encode,

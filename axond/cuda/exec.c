@@ -28,6 +28,36 @@
 #include "vmm.h"
 #include "window.h"
 
+/*
+ * cuStreamSetAttribute's values (ops/streamattr.c), given to the vendor's
+ * stream once after each change, before the stream's next work. They were
+ * checked as the driver checks them; should it still refuse one, the
+ * stream keeps running with what it had, and the log says so.
+ */
+static void apply_attrs(struct stream *s, CUstream cs)
+{
+	struct axon_launch_attr a[STREAM_NATTRS];
+	CUlaunchAttribute ca;
+	unsigned int set, i;
+	uint32_t gen;
+	CUresult r;
+
+	/* Pairs with the release store in op_stream_set_attr_issue. */
+	if (__atomic_load_n(&s->attr_gen, __ATOMIC_ACQUIRE) == s->attr_applied)
+		return;
+	set = stream_attrs_copy(s, a, &gen);
+	for (i = 0; i < STREAM_NATTRS; i++) {
+		if (!(set & (1U << i)))
+			continue;
+		cuda_to_cu_attr(&a[i], &ca);
+		r = vd.cuStreamSetAttribute(cs, (CUstreamAttrID)ca.id, &ca.value);
+		if (r)
+			axond_log(LOG_WARN, "stream attribute %u refused by the driver: %s",
+				  a[i].id, vendor_err(r));
+	}
+	s->attr_applied = gen;
+}
+
 static CUstream stream_of(struct stream *s, CUresult *r)
 {
 	CUstream cs = s->backend_priv;
@@ -39,6 +69,7 @@ static CUstream stream_of(struct stream *s, CUresult *r)
 			return NULL;
 		s->backend_priv = cs;
 	}
+	apply_attrs(s, cs);
 	return cs;
 }
 
@@ -343,10 +374,13 @@ static void run_one(struct cu_dev *cd, struct work *w, const struct work *next)
 /* A plain launch that a graph node can stand for (collapse.h): no launch
  * attributes (cuLaunchKernelEx), and coalescible (not captured; its output,
  * if it prints, is flushed with its run's). */
+/* (Not on a stream given attributes: a replayed graph's kernel nodes
+ * would not run with the stream's access policy window or domain.) */
 static bool collapsible(const struct work *w)
 {
 	return w->type == WORK_LAUNCH && !w->launch.nattrs &&
-	       w->launch.func && w->launch.func->backend_priv && coalescible(w);
+	       w->launch.func && w->launch.func->backend_priv && coalescible(w) &&
+	       !__atomic_load_n(&w->stream->attr_gen, __ATOMIC_RELAXED);
 }
 
 /*

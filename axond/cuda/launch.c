@@ -13,7 +13,7 @@
 #include "collapse.h"
 #include "vendor.h"
 
-static void to_cu_attr(const struct axon_launch_attr *a, CUlaunchAttribute *ca)
+void cuda_to_cu_attr(const struct axon_launch_attr *a, CUlaunchAttribute *ca)
 {
 	memset(ca, 0, sizeof(*ca));
 	ca->id = (CUlaunchAttributeID)a->id;
@@ -85,7 +85,7 @@ CUresult cuda_launch_ex(struct work *w, CUstream cs)
 	uint32_t i;
 
 	for (i = 0; i < w->launch.nattrs && i < AXON_MAX_LAUNCH_ATTRS; i++)
-		to_cu_attr(&w->launch.attrs[i], &attrs[i]);
+		cuda_to_cu_attr(&w->launch.attrs[i], &attrs[i]);
 	return vd.cuLaunchKernelEx(&cfg, (CUfunction)w->launch.func->backend_priv, NULL,
 				   size ? extra : NULL);
 }

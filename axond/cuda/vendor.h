@@ -9,6 +9,7 @@
 #define AXOND_CUDA_VENDOR_H
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 
 #define VENDOR_FUNCS(X)						\
 	X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) \
@@ -42,7 +43,8 @@
 	X(cuLaunchHostFunc) X(cuGraphGetEdges) X(cuGraphNodeGetType)	\
 	X(cuGraphHostNodeGetParams) X(cuGraphClone) X(cuGraphNodeFindInClone) \
 	X(cuGraphDestroyNode) X(cuGraphCreate) X(cuGraphAddKernelNode)	\
-	X(cuGraphExecKernelNodeSetParams) X(cuCtxSetLimit)
+	X(cuGraphExecKernelNodeSetParams) X(cuCtxSetLimit)					\
+	X(cuProfilerStart) X(cuProfilerStop) X(cuStreamSetAttribute)
 
 struct vendor {
 	void *dl;

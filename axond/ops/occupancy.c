@@ -9,36 +9,37 @@
 #include <cuda.h>
 #include "ops.h"
 
-/* The driver's limits: 1024 threads a block, 16 blocks a cluster (non-portable). */
-#define OCC_MAX_BLOCK_DIM	1024
-#define OCC_MAX_CLUSTER_DIM	16
-
 struct occupancy_req {
 	struct func *func;
 };
 
+/*
+ * The checks the driver makes whatever the function, in its order
+ * (measured on the H200, 580.159.04): a cluster with some dimensions 0
+ * (all three 0 is none), then a grid or block dimension of 0, then a grid
+ * that is not made of whole clusters. A block larger than the function
+ * takes, too much shared memory, a cluster too large for any device: the
+ * backend's answer (the driver says 0 clusters, or INVALID_CLUSTER_SIZE
+ * when the size is not allowed for the function).
+ */
 int32_t op_occupancy_prep(struct op_ctx *o)
 {
 	const struct axon_sqe *q = o->sqe;
+	const uint8_t *cl = q->occupancy.cluster;
 	struct func *f;
 	int i;
 
 	if (q->occupancy.resv0 || q->occupancy.resv1 ||
 	    q->occupancy.query > AXON_OCC_MAX_POTENTIAL_CLUSTER_SIZE)
 		return CUDA_ERROR_INVALID_VALUE;
-	for (i = 0; i < 3; i++) {
-		if (!q->occupancy.block[i] || q->occupancy.block[i] > OCC_MAX_BLOCK_DIM ||
-		    !q->occupancy.grid[i])
-			return CUDA_ERROR_INVALID_VALUE;
-		/* What the driver answers; cuBLAS probes sizes upwards
-		 * until it gets this. */
-		if (q->occupancy.cluster[i] > OCC_MAX_CLUSTER_DIM)
-			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-	}
-	/* All three or none (then the function's own, if it has one). */
-	if ((q->occupancy.cluster[0] || q->occupancy.cluster[1] || q->occupancy.cluster[2]) &&
-	    !(q->occupancy.cluster[0] && q->occupancy.cluster[1] && q->occupancy.cluster[2]))
+	if ((cl[0] || cl[1] || cl[2]) && !(cl[0] && cl[1] && cl[2]))
 		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	for (i = 0; i < 3; i++)
+		if (!q->occupancy.block[i] || !q->occupancy.grid[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < 3; i++)
+		if (cl[i] && q->occupancy.grid[i] % cl[i])
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	f = func_lookup(o->c, q->occupancy.func);
 	if (!f)
 		return CUDA_ERROR_INVALID_HANDLE;

@@ -6,13 +6,18 @@ Run at build time (stdlib only):
 
     gen_shim.py --cc "$(CC)" --cuda $(CUDA) --out $(BUILD)/gen
 
-One preprocessor run over <cudaTypedefs.h> (which includes <cuda.h>) with
+One preprocessor run over <cudaTypedefs.h> (which includes <cuda.h>) and
+<cudaProfilerTypedefs.h> (which includes <cudaProfiler.h>) with
 __CUDA_API_VERSION_INTERNAL defined: under that macro cuda.h declares every
-name NVIDIA's libcuda exports -- the old ABI names (cuMemAlloc), the
-versioned ones (cuMemAlloc_v2, cuCtxCreate_v4), the per-thread ones
+name NVIDIA's libcuda exports but three -- the old ABI names (cuMemAlloc),
+the versioned ones (cuMemAlloc_v2, cuCtxCreate_v4), the per-thread ones
 (cuMemcpyHtoD_v2_ptds, cuLaunchKernel_ptsz) -- and #defines none of them
 away, and cudaTypedefs.h declares one PFN_<base>_v<version>[_ptds|_ptsz]
-typedef per exported variant.
+typedef per exported variant. The three are the profiler control calls
+(cuProfilerInitialize, cuProfilerStart, cuProfilerStop), which libcuda also
+exports but cudaProfiler.h declares, with their PFN typedefs in
+cudaProfilerTypedefs.h; cudart asks cuGetProcAddress for them, and a table
+without them makes cudaProfilerStart fail with "requires a newer driver".
 
 Outputs (in --out):
   shim_stubs.c       one weak default-visibility definition per declared
@@ -34,7 +39,8 @@ class (none, _ptds, _ptsz):
   * per-thread variants: PFN_B_vV_ptds is the default variant current at
     V plus the suffix (PFN_cuMemcpyHtoD_v7000_ptds -> cuMemcpyHtoD_v2_ptds,
     since cuMemcpyHtoD_v2 is current at 7000).
-Every derived name must be declared by cuda.h, every declared name must be
+Every derived name must be declared by cuda.h or cudaProfiler.h (below,
+"cuda.h" stands for both), every declared name must be
 claimed by exactly one PFN typedef, the arities must agree, two default
 variants of one base may not share a version, and (checked by the C
 compiler) each variant's type must be the PFN typedef's type. Anything else
@@ -84,12 +90,19 @@ def fail(msg):
     raise GenError(msg)
 
 
+# The headers that declare exported functions, and those with their PFN
+# typedefs (each of the latter includes one of the former).
+DECL_HEADERS = ("cuda.h", "cudaProfiler.h")
+TYPEDEF_HEADERS = ("cudaTypedefs.h", "cudaProfilerTypedefs.h")
+
+
 def preprocess(cc, cuda):
     inc = os.path.join(cuda, "include")
     cmd = shlex.split(cc) + ["-E", "-std=gnu11", "-D__CUDA_API_VERSION_INTERNAL",
                              "-I" + inc, "-x", "c", "-"]
+    src = "".join("#include <%s>\n" % h for h in TYPEDEF_HEADERS)
     try:
-        p = subprocess.run(cmd, input="#include <cudaTypedefs.h>\n",
+        p = subprocess.run(cmd, input=src,
                            capture_output=True, text=True, check=False)
     except OSError as e:
         fail("cannot run %s: %s" % (cmd[0], e))
@@ -172,12 +185,12 @@ PFN_NAME = re.compile(r"^(?P<base>cu\w+?)_v(?P<ver>\d+)(?P<pt>_ptds|_ptsz)?$")
 TYPEDEF_NAME = re.compile(r"(?:\(\s*\*\s*(\w+)\s*\)\s*\(.*\)|(\w+)(?:\s*\[[^\]]*\])*)\s*;$")
 
 
-def parse(text, cuda_h, typedefs_h):
+def parse(text, decl_headers, typedef_headers):
     decls = {}      # name -> (ret, [params], order)
     pfns = []       # (pfn name, ret, [params])
     typedef_names = set()
-    cuda_h = os.path.realpath(cuda_h)
-    typedefs_h = os.path.realpath(typedefs_h)
+    decl_headers = {os.path.realpath(h) for h in decl_headers}
+    typedef_headers = {os.path.realpath(h) for h in typedef_headers}
     realcache = {}
 
     def real(f):
@@ -191,7 +204,7 @@ def parse(text, cuda_h, typedefs_h):
             if m:
                 typedef_names.add(m.group(1) or m.group(2))
         rf = real(f)
-        if rf == cuda_h:
+        if rf in decl_headers:
             if s.startswith(("typedef", "struct", "enum", "union")):
                 continue
             if s.endswith("}"):
@@ -205,16 +218,17 @@ def parse(text, cuda_h, typedefs_h):
             if name in decls:
                 fail("cuda.h declares %s twice" % name)
             decls[name] = (ret, split_params(m.group("params")), len(decls))
-        elif rf == typedefs_h:
+        elif rf in typedef_headers:
             m = PFN.match(s)
             if not m:
                 fail("cudaTypedefs.h: cannot parse: %s" % s[:300])
             pfns.append((m.group("name"), " ".join(m.group("ret").split()),
                          split_params(m.group("params"))))
     if not decls:
-        fail("no declarations found in %s (linemarkers missing?)" % cuda_h)
+        fail("no declarations found in %s (linemarkers missing?)"
+             % ", ".join(sorted(decl_headers)))
     if not pfns:
-        fail("no PFN typedefs found in %s" % typedefs_h)
+        fail("no PFN typedefs found in %s" % ", ".join(sorted(typedef_headers)))
     return decls, pfns, typedef_names
 
 
@@ -303,6 +317,7 @@ def gen_stubs(decls, src):
     out = [src]
     out.append("""#define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include "shim-internal-gen.h"
 
 /*
@@ -392,6 +407,7 @@ extern const struct axon_proc_variant axon_proc_variants[AXON_PROC_NVARIANTS] AX
 
     c = [src, """#define __CUDA_API_VERSION_INTERNAL 1
 #include <cudaTypedefs.h>
+#include <cudaProfilerTypedefs.h>
 #include "shim_proctable.h"
 
 _Static_assert(CUDA_VERSION == AXON_PROC_CUDA_VERSION, "cuda.h changed; regenerate");
@@ -468,10 +484,12 @@ def main():
                     help="print the counts and the multi-variant bases")
     a = ap.parse_args()
 
-    cuda_h = os.path.join(a.cuda, "include", "cuda.h")
-    typedefs_h = os.path.join(a.cuda, "include", "cudaTypedefs.h")
+    inc = os.path.join(a.cuda, "include")
+    cuda_h = os.path.join(inc, "cuda.h")
     text = preprocess(a.cc, a.cuda)
-    decls, pfns, typedef_names = parse(text, cuda_h, typedefs_h)
+    decls, pfns, typedef_names = parse(
+        text, [os.path.join(inc, h) for h in DECL_HEADERS],
+        [os.path.join(inc, h) for h in TYPEDEF_HEADERS])
     for name, (ret, params, _) in decls.items():
         check_params(name, params, typedef_names)
     bases = build_table(decls, pfns)

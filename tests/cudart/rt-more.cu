@@ -7,8 +7,11 @@
  * cache preferences, pinned host memory, cudaLaunchKernel, several host
  * threads sharing the device, pitched memory with the 2D and 3D copies and
  * memsets and peer copies (issue 15: cublasSetMatrix and cuBLAS's batched
- * routines reach them). Built and run like rt-basic (run.c).
+ * routines reach them), cudaProfilerStart/Stop (issue 15: without the
+ * driver's cuProfilerStart in cuGetProcAddress's table they fail with
+ * cudaErrorCallRequiresNewerDriver). Built and run like rt-basic (run.c).
  */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -134,6 +137,22 @@ static void queries(void)
 	step("occupancy, limits, memory info");
 }
 
+/* The profiler's bracket around a piece of work; no profiler is attached,
+ * so both succeed and change nothing (as natively). */
+static void profiler(void)
+{
+	float *d = NULL;
+
+	RT_OK(cudaProfilerStart());
+	RT_OK(cudaMalloc((void **)&d, 4096));
+	RT_OK(cudaMemset(d, 0, 4096));
+	RT_OK(cudaDeviceSynchronize());
+	RT_OK(cudaProfilerStop());
+	RT_OK(cudaProfilerStop());	/* already stopped: no error since CUDA 5.0 */
+	RT_OK(cudaFree(d));
+	step("profiler start and stop");
+}
+
 static void pinned_and_launch(void)
 {
 	unsigned int *d = NULL, *h = NULL;
@@ -257,6 +276,7 @@ int main(void)
 	streams();
 	symbols();
 	queries();
+	profiler();
 	pinned_and_launch();
 	matrices();
 	threads();
