@@ -259,7 +259,7 @@ struct axon_client *axon_client_create(void)
 	kref_init(&c->ref);
 	mutex_init(&c->setup_mutex);
 	INIT_LIST_HEAD(&c->ev_node);
-	INIT_LIST_HEAD(&c->charge_recs);
+	axon_charge_acct_init(&c->charge);
 	init_waitqueue_head(&c->wq);
 	c->state = AXON_KSTATE_NEW;
 	c->pid = get_task_pid(current, PIDTYPE_TGID);
