@@ -159,6 +159,22 @@ static const struct mmu_notifier_ops axon_mm_ops = {
 /* Ends the clients whose opener's exit was seen (axon_client_exit_wake()). */
 static struct workqueue_struct *axon_client_wq;
 
+#ifndef AXON_HAVE_THREAD_GROUP_EXITED
+/* 6.1's own, gone since; pidfs's pidfd_poll() still follows its rule. */
+static bool thread_group_exited(struct pid *pid)
+{
+	struct task_struct *task;
+	bool exited;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	exited = !task ||
+		 (READ_ONCE(task->exit_state) && thread_group_empty(task));
+	rcu_read_unlock();
+	return exited;
+}
+#endif
+
 /*
  * The opener's thread group may have exited: wake-ups of the pidfd queue
  * come from do_notify_parent(), for the whole group's exit and also for a
