@@ -39,7 +39,8 @@
  *   axon_dev.delegate_sem	(rwsem) read: a delegate's ioctl; write:
  *				detach, while it cuts the delegates off
  *   client->setup_mutex	one client's AXON_IOC_SETUP
- *   axon_charge mutex		(charge.c) the counter tree and client charges
+ *   axon_tree.lock		(charge.c, charge_tree.c) the counter tree and
+ *				client charges
  *   axon_dev.lock		(spinlock) daemon attached/gen/file, the event
  *				list, every client's state, flags and ev_bits
  *   wait queue locks
@@ -70,6 +71,8 @@
 #include <linux/mmu_notifier.h>
 #include <linux/workqueue.h>
 #include <linux/axon.h>
+
+#include "charge_tree.h"
 
 #define AXON_DRV_NAME	"axon"
 
@@ -141,11 +144,7 @@ extern unsigned int axon_dbg_mask;
  * @comm:	the opener's command name
  * @start_boottime: the opener's process start, ns since boot
  * @enters:	AXON_IOC_ENTER calls
- * @charged:	bytes charged per kind, all cgroups; under the charge mutex
- * @charge_recs: what is charged to which cgroup (charge.c), most recently
- *		charged first; under the charge mutex
- * @nr_charge_recs: entries on @charge_recs, at most AXON_CLIENT_CGROUPS
- * @charge_closed: no more charges (client gone or disconnected); under the
+ * @charge:	what is charged to which cgroup (charge_tree.c); under the
  *		charge mutex
  * @delegate:	its live delegate, which gets its DOORBELL events, or NULL;
  *		under axon_dev.lock
@@ -179,10 +178,7 @@ struct axon_client {
 	u64 start_boottime;
 
 	atomic64_t enters;
-	u64 charged[AXON_CHARGE_KINDS];
-	struct list_head charge_recs;
-	unsigned int nr_charge_recs;
-	bool charge_closed;
+	struct axon_charge_acct charge;
 
 	struct axon_delegate *delegate;
 };

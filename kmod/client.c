@@ -159,6 +159,22 @@ static const struct mmu_notifier_ops axon_mm_ops = {
 /* Ends the clients whose opener's exit was seen (axon_client_exit_wake()). */
 static struct workqueue_struct *axon_client_wq;
 
+#ifndef AXON_HAVE_THREAD_GROUP_EXITED
+/* 6.1's own, gone since; pidfs's pidfd_poll() still follows its rule. */
+static bool thread_group_exited(struct pid *pid)
+{
+	struct task_struct *task;
+	bool exited;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	exited = !task ||
+		 (READ_ONCE(task->exit_state) && thread_group_empty(task));
+	rcu_read_unlock();
+	return exited;
+}
+#endif
+
 /*
  * The opener's thread group may have exited: wake-ups of the pidfd queue
  * come from do_notify_parent(), for the whole group's exit and also for a
@@ -259,7 +275,7 @@ struct axon_client *axon_client_create(void)
 	kref_init(&c->ref);
 	mutex_init(&c->setup_mutex);
 	INIT_LIST_HEAD(&c->ev_node);
-	INIT_LIST_HEAD(&c->charge_recs);
+	axon_charge_acct_init(&c->charge);
 	init_waitqueue_head(&c->wq);
 	c->state = AXON_KSTATE_NEW;
 	c->pid = get_task_pid(current, PIDTYPE_TGID);

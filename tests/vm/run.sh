@@ -1,15 +1,20 @@
 #!/bin/sh
-# make vmcheck: boots Debian's stock 6.1 kernel (and, when the debug kernel
-# packages are there, the KASAN/lockdep/kmemleak build of the same source)
-# in qemu (TCG) with an initramfs holding busybox, axon.ko built for that
-# kernel, the selftests and their shared libraries; runs tests/vm/init as
-# PID 1; fails on any test failure and on any kernel splat in the log.
+# make vmcheck: boots Debian's stock 6.1 kernel, when the debug kernel
+# packages are there the KASAN/lockdep/kmemleak build of the same source,
+# and a current kernel (Debian's 7.2 from trixie-backports, built small by
+# tests/vm/build-kernel and cached) in qemu (TCG) with an initramfs holding
+# busybox, axon.ko built for that kernel, the selftests and their shared
+# libraries (and on the current kernel axon_kunit.ko, the charge logic's
+# KUnit suite); runs tests/vm/init as PID 1; fails on any test failure and
+# on any kernel splat in the log.
 #
 #   tests/vm/run.sh BUILD
 #
 # Environment: AXON_DEBUG_KERNEL_DIR (default: ../shared/kernel next to the
-# repository, else /work/shared/kernel), AXON_VM_STOCK=0 / AXON_VM_DEBUG=0
-# to skip one, AXON_VM_TIMEOUT (seconds per VM, default 420), AXON_VM_TESTS
+# repository, else /work/shared/kernel), AXON_VM_STOCK=0 / AXON_VM_DEBUG=0 /
+# AXON_VM_CURRENT=0 to skip one, AXON_CURRENT_KERNEL (a tree build-kernel
+# made, instead of asking it; its other variables, AXON_KERNEL_CACHE...,
+# pass through), AXON_VM_TIMEOUT (seconds per VM, default 420), AXON_VM_TESTS
 # (only these selftests), AXON_KMOD_SRC (another module source directory),
 # AXON_VM_TEST_TIMEOUT (seconds per selftest program in the VM, default
 # 150). AXON_FUZZ_SEED, AXON_FUZZ_SECONDS, AXON_FUZZ_OPS and
@@ -120,12 +125,13 @@ echo "root:x:0:0:root:/:/bin/sh" > "$base/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$base/etc/passwd"
 echo "root:x:0:" > "$base/etc/group"
 
-# mkinitrd NAME KO: $vm/NAME.cpio.gz
+# mkinitrd NAME KO [KUNIT_KO]: $vm/NAME.cpio.gz
 mkinitrd() {
 	root=$vm/rootfs-$1
 	rm -rf "$root"
 	cp -a "$base" "$root"
 	cp "$2" "$root/axon/axon.ko"
+	[ -z "${3:-}" ] || cp "$3" "$root/axon/axon_kunit.ko"
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$vm/$1.cpio.gz"
 }
 
@@ -142,6 +148,7 @@ boot() {
 # check NAME: prints the TAP summaries and fails on failures and splats.
 check() {
 	l=$vm/$1.log
+	mode=${2:-}
 	tr -d '\r' < "$l" > "$l.txt"
 	grep -aE '^(# Totals|# (PASSED|FAILED)|# fuzz[: ]|axon-vm: (RESULT|SUMMARY))' "$l.txt" |
 		sed "s/^/  [$1] /"
@@ -159,6 +166,15 @@ check() {
 	# early boot, before the module exists, is the kernel's own (seen
 	# once: a KASAN report in identify_cpu's interrupt on the debug
 	# kernel under TCG, at 0.009 s): shown loudly, not blamed on axon.
+	# the KUnit suite (init prints its debugfs results): every case passed
+	if [ "$mode" = kunit ]; then
+		kp=$(grep -acE '^axon-vm: KUNIT {5}ok [0-9]+ ' "$l.txt" || true)
+		kf=$(grep -acE '^axon-vm: KUNIT {5}not ok [0-9]+ ' "$l.txt" || true)
+		echo "  [$1] KUnit axon_charge: $kp cases passed, $kf failed"
+		tap_pass=$((tap_pass + kp)); tap_fail=$((tap_fail + kf))
+		grep -aqx 'axon-vm: KUNIT ok 1 axon_charge' "$l.txt" && [ "$kf" = 0 ] ||
+			{ log "$1: the KUnit suite axon_charge did not pass"; ok=0; }
+	fi
 	sed -n '/^axon-vm: DMESG-BEGIN/,/^axon-vm: DMESG-END/p' "$l.txt" > "$l.dmesg"
 	early=$(sed '/axon-vm: kernel /q' "$l.dmesg" | grep -E "$pattern" || true)
 	[ -z "$early" ] || { echo "  [$1] WARNING: kernel report before axon.ko was loaded (not axon's):";
@@ -211,8 +227,21 @@ else
 	log "no debug kernel packages (AXON_DEBUG_KERNEL_DIR): stock kernel only"
 fi
 
+current=""
+if [ "${AXON_VM_CURRENT:-1}" = 1 ]; then
+	current=${AXON_CURRENT_KERNEL:-}
+	if [ -z "$current" ]; then
+		log "the current kernel: tests/vm/build-kernel (cached after the first build)"
+		current=$("$src/tests/vm/build-kernel") || die "tests/vm/build-kernel failed"
+	fi
+	[ -e "$current/arch/x86/boot/bzImage" ] && [ -e "$current/Module.symvers" ] ||
+		die "$current: no built kernel tree (tests/vm/build-kernel)"
+fi
+
 # The debug VM is the long pole: build for it and boot it first, then do the
-# stock kernel while it runs (one TCG thread per vCPU, 2 vCPUs each).
+# stock and the current kernels while it runs (one TCG thread per vCPU, 2
+# vCPUs each; two VMs at a time keep the debug VM inside its time limit on
+# a busy two-core machine).
 if [ $debug = 1 ]; then
 	dk=$vm/debug-kernel
 	stamp=$dk/.stamp-$(ls "$dbgdir"/*.deb | xargs cat | cksum | cut -d' ' -f1)
@@ -236,6 +265,13 @@ if [ -n "$kver" ]; then
 	mkinitrd stock "$vm/stock-kmod/axon.ko"
 	boot stock "/boot/vmlinuz-$kver" "slub_debug=FZPU page_poison=1 kfence.sample_interval=10"
 fi
+if [ -n "$current" ]; then
+	build_module "$current" "$vm/current-kmod"
+	[ -e "$vm/current-kmod/axon_kunit.ko" ] ||
+		die "$current has KUnit but no axon_kunit.ko was built"
+	mkinitrd current "$vm/current-kmod/axon.ko" "$vm/current-kmod/axon_kunit.ko"
+	boot current "$current/arch/x86/boot/bzImage" "slub_debug=FZPU page_poison=1"
+fi
 [ $debug = 1 ] && wait $debug_vm
 
 if [ -n "$kver" ]; then
@@ -243,6 +279,9 @@ if [ -n "$kver" ]; then
 fi
 if [ $debug = 1 ]; then
 	check debug || status=1
+fi
+if [ -n "$current" ]; then
+	check current kunit || status=1
 fi
 echo "vmcheck: $tap_pass passed, $tap_fail failed, $tap_skip skipped"
 [ $status = 0 ] && log "all VMs passed" || log "FAILED"
