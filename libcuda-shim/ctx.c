@@ -241,6 +241,8 @@ SHIM_EXPORT CUresult cuCtxSynchronize(void)
 	return r ? r : ctx_sync(sc);
 }
 
+CUresult (*const shim_ctx_sync_current)(void) = cuCtxSynchronize;
+
 SHIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
 	struct shim_ctx *sc = ctx ? shim_ctx_of(ctx) : shim_current_ctx();

@@ -676,7 +676,7 @@ static CUresult sync_current(void)
 {
 	if (!shim_current_ctx() || !__atomic_load_n(&shim.connected, __ATOMIC_ACQUIRE))
 		return CUDA_SUCCESS;
-	return cuCtxSynchronize();
+	return shim_ctx_sync_current();
 }
 
 /*

@@ -126,3 +126,35 @@ CUresult shim_per_thread_stream(struct shim_ctx *sc, uint64_t *handle)
 	*handle = h;
 	return CUDA_SUCCESS;
 }
+
+/*
+ * What a stream argument names. Here, with the per-thread streams, rather
+ * than beside the current context (current.c): that file sits below
+ * everything that calls the daemon, and making a per-thread stream does.
+ */
+CUresult shim_stream(CUstream s, uint64_t *handle)
+{
+	struct shim_ctx *sc;
+	CUresult r;
+
+	/* NULL is the legacy stream, except inside a _ptsz/_ptds call. */
+	if (!s && shim_pt_calls)
+		s = CU_STREAM_PER_THREAD;
+	if (s == CU_STREAM_PER_THREAD) {
+		r = shim_get_ctx(&sc);
+		return r ? r : shim_per_thread_stream(sc, handle);
+	}
+	/* The context's default stream: the daemon orders it as the legacy
+	 * stream against the blocking streams (axond/legacy.c). */
+	if (!s || s == CU_STREAM_LEGACY) {
+		r = shim_get_ctx(&sc);
+		if (r)
+			return r;
+		*handle = sc->default_stream;
+		return CUDA_SUCCESS;
+	}
+	*handle = (uint64_t)(uintptr_t)s;
+	if (AXON_HANDLE_TYPE(*handle) != AXON_HANDLE_STREAM)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return CUDA_SUCCESS;
+}

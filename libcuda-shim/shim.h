@@ -248,7 +248,10 @@ bool shim_ctx_pop(uint64_t *ctx);		/* false when empty */
 void shim_ctx_set_top(uint64_t ctx);		/* replaces the top, or pushes */
 void shim_ctx_unstack(uint64_t ctx);		/* a destroyed context: zeroed */
 /* Resolves a CUstream to a daemon stream handle (NULL -> default). */
-CUresult shim_stream(CUstream s, uint64_t *handle);
+CUresult shim_stream(CUstream s, uint64_t *handle);	/* ptstream.c */
+/* ctx.c: cuCtxSynchronize, for the modules below ctx.c (a pointer: they
+ * must not call up into it, check-layering). */
+extern CUresult (*const shim_ctx_sync_current)(void);
 /* stream.c: a stream of the current context; its deferred destruction. */
 CUresult shim_stream_create(unsigned int flags, int priority, uint64_t *handle);
 CUresult shim_stream_destroy_handle(uint64_t handle);
