@@ -31,7 +31,13 @@ for t in $tests; do
 	77) skip=$((skip + 1)); printf '  SKIP  %-40s %s\n' "$t" "$(tail -n 1 "$logdir/$t.log")" ;;
 	*)  fail=$((fail + 1)); failed="$failed $t"
 	    printf '  FAIL  %-40s %6.2fs (exit %d)\n' "$t" "$secs" "$rc"
-	    sed 's/^/        | /' "$logdir/$t.log" | tail -n 40 ;;
+	    # The assertions first (Check's "file:line:F:" and "E:" lines,
+	    # ASan/UBSan reports): a daemon's log can push them out of the
+	    # tail, and CI keeps only part of the output.
+	    grep -E ':[0-9]+:[FE]:|^harness: error: |^[0-9]+%: Checks: |ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' \
+		"$logdir/$t.log" | head -n 20 | sed 's/^/        ! /'
+	    grep -vE '^axond\[[0-9.]+\] info: ' "$logdir/$t.log" | tail -n 40 |
+		sed 's/^/        | /' ;;
 	esac
 done
 echo "$pass passed, $fail failed, $skip skipped ($build)"

@@ -35,7 +35,7 @@ int h_fail(const char *fmt, ...)
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "harness: ");
+	fprintf(stderr, "harness: error: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

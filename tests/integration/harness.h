@@ -72,7 +72,7 @@ void h_require_file(const char *path);
 /* Exit 77 with a message naming the file. */
 void h_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* Prints "harness: <msg>" to stderr; returns -1. */
+/* Prints "harness: error: <msg>" to stderr; returns -1. */
 int h_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "harness: <msg>" to stderr. */
 void h_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
