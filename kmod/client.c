@@ -754,7 +754,12 @@ int axon_client_mmap(struct axon_client *c, struct vm_area_struct *vma)
 
 int __init axon_client_init(void)
 {
-	axon_client_wq = alloc_workqueue("axon_exit", 0, 0);
+	/*
+	 * The end of a client needs no particular CPU. Unbound says so:
+	 * newer kernels warn at a workqueue that names neither
+	 * WQ_UNBOUND nor WQ_PERCPU (seen at insmod on 7.2).
+	 */
+	axon_client_wq = alloc_workqueue("axon_exit", WQ_UNBOUND, 0);
 	return axon_client_wq ? 0 : -ENOMEM;
 }
 
