@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
+#include <axon/libaxon.h>
 #include "axond.h"
 #include "memquota.h"
 
@@ -171,4 +172,17 @@ void mq_pinned_give(struct axond *d, struct client *c, uint64_t len)
 	c->host_pinned -= len;
 	if (c->quser)
 		c->quser->pinned -= len;
+}
+
+void mq_used_give_back(struct axond *d, struct client *c, uint64_t freed)
+{
+	uint64_t refill = d->cfg.mint_credit > c->mint_credit ?
+			  d->cfg.mint_credit - c->mint_credit : 0;
+
+	if (refill > freed)
+		refill = freed;
+	mq_used_sub(d, c, freed);
+	mq_reserved_add(d, c, refill);
+	if (refill && c->dpage)
+		axon_write_once(&c->dpage->mint_credit, c->mint_credit);
 }

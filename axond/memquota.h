@@ -50,6 +50,14 @@ void mq_used_add(struct axond *d, struct client *c, uint64_t len);
 void mq_used_sub(struct axond *d, struct client *c, uint64_t len);
 void mq_reserved_add(struct axond *d, struct client *c, uint64_t len);
 void mq_reserved_sub(struct axond *d, struct client *c, uint64_t len);
+/*
+ * Device memory c gave back (freed bytes, no longer used): it refills c's
+ * minting credit first, up to --mint-credit, and the shim hears of it. A
+ * charge draws on the credit first, so without this a client freeing and
+ * allocating in turn runs its credit dry, and with the arena reserved as
+ * other clients' credit its next allocation fails.
+ */
+void mq_used_give_back(struct axond *d, struct client *c, uint64_t freed);
 
 /*
  * Host memory pinned for the client (its shared host regions): 0 and

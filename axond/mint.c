@@ -68,7 +68,10 @@ void client_uncharge_device(struct axond *d, struct client *c, uint64_t len,
 	 * the kernel gave its charges back itself. */
 	if (c->dead)
 		return;
-	mq_used_sub(d, c, len);
+	/* Refilling its credit (seen running dry: integration-garbage's
+	 * vecadd companion, loading a module with a granule of globals each
+	 * round while 900 other clients took the arena as credit). */
+	mq_used_give_back(d, c, len);
 	client_uncharge(d, c, len);
 }
 
@@ -151,7 +154,7 @@ void client_unmint_daemon(struct axond *d, struct client *c, uint64_t addr)
 	 * disconnected, and the kernel gave its charges back itself. */
 	freed = granules_drop(d, c, al->addr, al->len, false);
 	if (!c->dead) {
-		mq_used_sub(d, c, freed);
+		mq_used_give_back(d, c, freed);
 		client_uncharge(d, c, freed);
 	}
 	free(al);

@@ -170,16 +170,9 @@ static void unmap_alloc(struct axond *d, struct client *c, struct alloc *a,
 	 * allocating in turn would run dry. */
 	if (!a->phys) {
 		uint64_t freed = granules_drop(d, c, a->addr, a->len, true);
-		uint64_t refill = d->cfg.mint_credit > c->mint_credit ?
-				  d->cfg.mint_credit - c->mint_credit : 0;
 
-		if (refill > freed)
-			refill = freed;
-		mq_used_sub(d, c, freed);
-		mq_reserved_add(d, c, refill);
+		mq_used_give_back(d, c, freed);
 		client_uncharge(d, c, freed);
-		if (refill)
-			axon_write_once(&c->dpage->mint_credit, c->mint_credit);
 	}
 	if (w) {
 		w->want_cqe = false;

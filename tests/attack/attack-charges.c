@@ -16,6 +16,13 @@
  *   straddle  2 MiB + 256 B from a granule's start is charged 4 MiB
  *   globals   a module's globals are charged the granules they back, and
  *             given back when it is unloaded (needs kernels.cubin)
+ *   credit    (own daemon: a 64 MiB device, --mint-credit=16M, four
+ *             clients holding it all as credit) a module's globals are
+ *             drawn from its client's credit and their unload refills it:
+ *             after 40 loads and unloads of a module, and a newcomer
+ *             taking the free arena as its credit, the client's 16 MiB
+ *             are there; its credit ran dry after 8 loads, and then
+ *             every allocation it made failed
  *   contexts  (own daemons: --ctx-mem) a client's context is charged
  *             from its welcome, in whole granules, within its limit (one
  *             that does not fit is refused), and given back when it goes
@@ -222,6 +229,50 @@ static uint64_t client_u64_of(const struct h_daemon *d, const struct axon_ring *
 	return v;
 }
 
+START_TEST(credit)
+{
+	static const char *const extra[] = { "--mint-credit=16M", NULL };
+	static const char ptx[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .global .align 4 .b8 g[256];\n"
+		".visible .entry k(.param .u64 k_param_0)\n{\n\tret;\n}\n";
+	struct h_daemon own = { 0 };
+	struct axon_ring r[5];
+	uint64_t ctx[4], stream, mod;
+	struct axon_sqe sqe = { 0 };
+	int i;
+
+	ck_assert_int_eq(h_daemon_start(&own, "64M", extra), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(h_ring_connect(&r[i], &own), 0);
+		ck_assert_int_eq(h_ring_ctx_create(&r[i], &ctx[i], &stream), 0);
+		ck_assert_uint_eq(r[i].params.mint_credit, 16 * MIB);
+	}
+	for (i = 0; i < 40; i++) {
+		memcpy(r[0].data, ptx, sizeof(ptx));
+		sqe = (struct axon_sqe){ 0 };
+		axon_prep_obj(&sqe, AXON_OP_MODULE_LOAD, ctx[0], 0, 0);
+		sqe.obj.data_len = sizeof(ptx);
+		ck_assert_msg(h_ring_res(&r[0], &sqe, &mod, NULL) == CUDA_SUCCESS,
+			      "load %d of a module with globals failed", i + 1);
+		sqe = (struct axon_sqe){ 0 };
+		axon_prep_obj(&sqe, AXON_OP_MODULE_UNLOAD, mod, 0, 0);
+		ck_assert_int_eq(h_ring_res(&r[0], &sqe, NULL, NULL), CUDA_SUCCESS);
+	}
+	/* A newcomer takes what the arena has as its credit... */
+	ck_assert_int_eq(h_ring_connect(&r[4], &own), 0);
+	/* ...and the first client's credit is all there for an allocation. */
+	ck_assert_uint_eq(client_u64_of(&own, &r[0], "mint_credit"), 16 * MIB);
+	sqe = (struct axon_sqe){ 0 };
+	axon_prep_mem(&sqe, AXON_OP_MEM_MAP, ctx[0], r[0].params.va_base, 16 * MIB);
+	ck_assert_int_eq(h_ring_res(&r[0], &sqe, NULL, NULL), CUDA_SUCCESS);
+	for (i = 0; i < 5; i++)
+		axon_close(&r[i]);
+	ck_assert_int_eq(h_wait_idle(&own, H_MS(5000)), 0);
+	ck_assert_int_eq(h_daemon_stop(&own, false), 0);
+}
+END_TEST
+
 /*
  * Registers len bytes of a fresh sealed memfd, mapped here at an address
  * free in the daemon as well (tried from a high base up); the result, with
@@ -364,6 +415,7 @@ static void add(TCase *tc)
 	tcase_add_test(tc, shared);
 	tcase_add_test(tc, straddle);
 	tcase_add_test(tc, globals);
+	tcase_add_test(tc, credit);
 	tcase_add_test(tc, pinned);
 	tcase_add_test(tc, contexts);
 }
