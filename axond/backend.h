@@ -177,7 +177,12 @@ struct backend {
 	 * parsing needs of the daemon's state, looked up now). module_parse
 	 * runs on a loader thread: it turns image (len bytes, a private copy,
 	 * with a NUL after them) into priv, touching nothing shared but the
-	 * driver; one load of a client at a time. module_commit, on the
+	 * driver; one load of a client at a time. *calls: the device runtime
+	 * calls the image's code makes (SIM_IMAGE_CALLS_*; 0 for an image
+	 * the parser does not know); when they are not all in calls_charged
+	 * (what the client's context was charged for: localmem.h) the image
+	 * is not loaded, and the caller charges them and parses again.
+	 * module_commit, on the
 	 * dispatcher, makes m live from priv (m->backend_priv; module
 	 * globals are minted here); on failure priv stays the caller's.
 	 * module_discard frees a priv never committed, on any thread (the
@@ -186,7 +191,8 @@ struct backend {
 	 */
 	int (*module_prepare)(struct axond *d, struct client *c, int dev, void **priv);
 	int (*module_parse)(struct axond *d, struct client *c, void *priv,
-			    const void *image, size_t len, char *err, size_t errlen);
+			    const void *image, size_t len, uint32_t calls_charged,
+			    uint32_t *calls, char *err, size_t errlen);
 	int (*module_commit)(struct axond *d, struct client *c, struct module *m,
 			     void *priv, char *err, size_t errlen);
 	void (*module_discard)(struct axond *d, struct client *c, void *priv);

@@ -21,11 +21,26 @@
  *          1 GiB 1026 MiB), and refuses a change after that. Which kernel
  *          calls malloc the daemon cannot tell, so a heap is charged in
  *          full when a client sets it (before the driver can spend it);
- *          the default heap of a client that never sets it is not charged.
+ *          the default heap of a client that never sets it is not charged
+ *          (10 MiB, at the first launch of a kernel that calls malloc,
+ *          which the daemon cannot tell apart from the module's others).
  *   FIFO   no device memory (up to 256 MiB: none; 1 GiB: one 2 MiB page):
  *          the driver keeps it in host memory, so what a client adds above
  *          a fresh context's FIFO is charged as pinned host memory
  *          (--max-pinned-per-client and -per-user).
+ *
+ *   device runtime  the first load, in a context, of a module whose code
+ *          calls printf reserved 62 MiB beyond the module's own memory, one
+ *          that calls malloc 136 MiB (printf's included: printf's module
+ *          after malloc's cost nothing more, malloc's after printf's the
+ *          other 74); later loads, unloads and the heap's size change
+ *          nothing, and it stays until the context is destroyed. Charged
+ *          before such a load, to the client's context, once. Only the H200's
+ *          figures are measured: another device's are scaled by the
+ *          threads it holds at once, as the stack's are. In
+ *          --isolation=shared a second client's first such load is
+ *          charged again although the one context has the reserve
+ *          already: over, never under.
  *
  * In --isolation=shared every client's context is one: a raise is charged
  * to the client that raises, by what it adds to the value in force, and a
@@ -38,6 +53,7 @@
 #include "backend.h"
 #include "localmem.h"
 #include "memquota.h"
+#include "sim/image.h"
 
 #define PAGE_2M		(2ULL << 20)
 #define STACK_ALIGN	16
@@ -67,6 +83,32 @@ uint64_t localmem_stack_cost(const struct axond *d, int dev, uint64_t bytes)
 	if (per > UINT64_MAX / threads)
 		return UINT64_MAX;
 	return round_up(per * threads, PAGE_2M);
+}
+
+/* The device runtime's reserves as measured on the H200 (132 SMs of 2048
+ * threads), and that device's resident threads. */
+#define RUNTIME_PRINTF_H200	(62ULL << 20)
+#define RUNTIME_MALLOC_H200	(136ULL << 20)
+#define THREADS_H200		(132ULL * 2048)
+
+uint64_t localmem_runtime_cost(const struct axond *d, int dev, uint32_t calls)
+{
+	const struct axon_device_info *di = &d->info->device[dev];
+	int32_t sms = di->attr[CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT];
+	int32_t per_sm = di->attr[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR];
+	uint64_t h200 = calls & SIM_IMAGE_CALLS_MALLOC ? RUNTIME_MALLOC_H200 :
+			calls & SIM_IMAGE_CALLS_PRINTF ? RUNTIME_PRINTF_H200 : 0;
+	uint64_t threads;
+
+	if (!h200 || sms <= 0 || per_sm <= 0)
+		return h200;
+	/* divide first where the product would not fit */
+	threads = (uint64_t)sms * (uint64_t)per_sm;
+	if (threads == THREADS_H200)
+		return h200;
+	if (threads > UINT64_MAX / h200)
+		return round_up(h200 / THREADS_H200 * threads, PAGE_2M);
+	return round_up(h200 * threads / THREADS_H200, PAGE_2M);
 }
 
 uint64_t localmem_heap_cost(uint64_t bytes)
@@ -261,5 +303,24 @@ int localmem_launch(struct axond *d, struct client *c, struct func *f)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	lm->stack_charged += need;
 	lm->stack = frame;
+	return CUDA_SUCCESS;
+}
+
+uint32_t localmem_calls_charged(const struct client *c, int dev)
+{
+	return c->local[dev].calls;
+}
+
+int localmem_module(struct axond *d, struct client *c, int dev, uint32_t calls)
+{
+	struct localmem *lm = &c->local[dev];
+	uint32_t want = lm->calls | calls;
+	uint64_t cost = localmem_runtime_cost(d, dev, want), need;
+
+	need = cost > lm->runtime_charged ? cost - lm->runtime_charged : 0;
+	if (take(d, c, need, false))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lm->runtime_charged += need;
+	lm->calls = want;
 	return CUDA_SUCCESS;
 }

@@ -30,6 +30,8 @@ struct localmem {
 	uint64_t heap_charged;	/* device memory, of c->local_mem */
 	uint64_t fifo_base;	/* the FIFO a fresh context has */
 	uint64_t fifo_pinned;	/* host memory, of c->host_pinned */
+	uint32_t calls;		/* SIM_IMAGE_CALLS_* whose reserve is charged */
+	uint64_t runtime_charged;	/* that reserve, of c->local_mem */
 };
 
 /* Device memory the driver reserves for a stack of bytes per thread on
@@ -52,5 +54,24 @@ int localmem_limit(struct axond *d, struct client *c, int dev, int limit,
  * CUDA_SUCCESS or CUDA_ERROR_OUT_OF_MEMORY (nothing charged).
  */
 int localmem_launch(struct axond *d, struct client *c, struct func *f);
+
+/*
+ * Device memory the driver reserves in a context at the first load of a
+ * module whose code calls the device runtime (calls: SIM_IMAGE_CALLS_*,
+ * sim/image.h): printf's buffers, or malloc's (which hold printf's too).
+ */
+uint64_t localmem_runtime_cost(const struct axond *d, int dev, uint32_t calls);
+
+/* The calls c was charged for on dev: a module calling no others loads
+ * into its context without a charge. */
+uint32_t localmem_calls_charged(const struct client *c, int dev);
+
+/*
+ * Before a module whose code makes calls loads into c's context on dev:
+ * charges the runtime's reserve the load makes the driver take beyond
+ * what c was charged for already. CUDA_SUCCESS or CUDA_ERROR_OUT_OF_MEMORY
+ * (nothing charged).
+ */
+int localmem_module(struct axond *d, struct client *c, int dev, uint32_t calls);
 
 #endif

@@ -54,7 +54,8 @@ static uint64_t granules_of(uint64_t bytes)
  * device runs, as the driver does), in whole granules; chargecheck on the
  * H200 finds it exact. False for an image the parser does not know.
  */
-static bool image_globals_mem(const void *image, size_t len, uint64_t *mem)
+static bool image_globals_mem(const void *image, size_t len, uint64_t *mem,
+			      uint32_t *calls)
 {
 	struct sim_image *img;
 	uint64_t sum = 0;
@@ -63,6 +64,7 @@ static bool image_globals_mem(const void *image, size_t len, uint64_t *mem)
 
 	if (sim_image_parse(image, len, &img, err, sizeof(err)))
 		return false;
+	*calls = img->calls;
 	for (i = 0; i < img->nglobals; i++) {
 		if (img->globals[i].size > UINT64_MAX / 2 - sum) {
 			sum = UINT64_MAX / 2;
@@ -81,7 +83,8 @@ static bool image_globals_mem(const void *image, size_t len, uint64_t *mem)
  * join). The image is the loader's private NUL-terminated copy.
  */
 int cuda_module_parse(struct axond *d, struct client *c, void *priv,
-			     const void *image, size_t len, char *err, size_t errlen)
+		      const void *image, size_t len, uint32_t calls_charged,
+		      uint32_t *calls, char *err, size_t errlen)
 {
 	struct cu_module *cm = priv;
 	size_t before = 0, after = 0, total;
@@ -90,6 +93,16 @@ int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 	CUresult r;
 
 	(void)d;
+	*calls = 0;
+	/*
+	 * The driver reserves memory for the device runtime (printf, malloc)
+	 * at the first load of a module that calls it, and keeps it: charged
+	 * before the load (localmem.h), so the caller charges and comes back.
+	 * An image the parser does not know is measured below instead.
+	 */
+	parsed = image_globals_mem(image, len, &cm->mem, calls);
+	if (parsed && (*calls & ~calls_charged))
+		return 0;
 	cm->prints = cu_image_may_print(image, len);
 	r = (CUresult)atomic_load(&cm->g->poison);
 	if (r) {
@@ -106,7 +119,6 @@ int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 	 * then is it measured: cuMemGetInfo took ~16 ms per load on the H200
 	 * with a pool of workers (modload_cubin_repeat 0.2 -> 21.8 ms).
 	 */
-	parsed = image_globals_mem(image, len, &cm->mem);
 	if (!parsed && vd.cuMemGetInfo(&before, &total))
 		before = 0;
 	t[1] = prof_start();

@@ -30,7 +30,8 @@ struct cu_module {
 /* backend.h's module and function hooks. */
 int cuda_module_prepare(struct axond *d, struct client *c, int dev, void **priv);
 int cuda_module_parse(struct axond *d, struct client *c, void *priv,
-		      const void *image, size_t len, char *err, size_t errlen);
+		      const void *image, size_t len, uint32_t calls_charged,
+		      uint32_t *calls, char *err, size_t errlen);
 int cuda_module_commit(struct axond *d, struct client *c, struct module *m,
 		       void *priv, char *err, size_t errlen);
 void cuda_module_discard(struct axond *d, struct client *c, void *priv);

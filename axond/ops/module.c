@@ -14,6 +14,7 @@
 #include "../dispatch.h"
 #include "../imagelimits.h"
 #include "../loader.h"
+#include "../localmem.h"
 
 static const char *data_name(struct client *c, const struct axon_sqe *sqe,
 			     char *buf, size_t buflen)
@@ -46,8 +47,15 @@ struct module_load {
 	uint64_t ctx_handle;
 	uint64_t user_data, t_start;
 	uint32_t off, len;	/* the image in the data area */
+	int dev;
 	void *priv;		/* the backend's, until committed */
 	int32_t res;		/* of the loader's part */
+	/* The device runtime calls the client's context was charged for
+	 * (localmem.h), and those the image's code makes: when they are not
+	 * all charged, the image's copy waits here, they are charged and the
+	 * load runs again. */
+	uint32_t calls_charged, calls;
+	unsigned char *copy;
 	char err[256];
 };
 
@@ -59,12 +67,16 @@ static void load_run(struct axond *d, struct loader_job *j)
 		.max_inflate = d->cfg.max_inflate,
 		.max_ratio = d->cfg.max_inflate_ratio,
 	};
-	const void *image = data_range(c, ml->off, ml->len);
-	unsigned char *copy;
+	const void *image;
+	unsigned char *copy = ml->copy;
 
+	/* Again, once its runtime reserve is charged: the same bytes. */
+	if (copy)
+		goto parse;
 	/* Parse a private copy: the client can rewrite its data area while
 	 * we read it, and a parser must never see bytes change under it.
 	 * NUL-terminated in case it is PTX text. */
+	image = data_range(c, ml->off, ml->len);
 	copy = image ? malloc((size_t)ml->len + 1) : NULL;
 	if (!copy) {
 		ml->res = image ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
@@ -74,12 +86,50 @@ static void load_run(struct axond *d, struct loader_job *j)
 	}
 	memcpy(copy, image, ml->len);
 	copy[ml->len] = 0;
-	if (image_check_limits(copy, ml->len, &lim, ml->err, sizeof(ml->err)))
+	if (image_check_limits(copy, ml->len, &lim, ml->err, sizeof(ml->err))) {
 		ml->res = CUDA_ERROR_INVALID_IMAGE;
-	else
-		ml->res = d->backend->module_parse(d, c, ml->priv, copy, ml->len,
-						   ml->err, sizeof(ml->err));
+		free(copy);
+		return;
+	}
+parse:
+	ml->calls = 0;
+	ml->res = d->backend->module_parse(d, c, ml->priv, copy, ml->len, ml->calls_charged,
+					   &ml->calls, ml->err, sizeof(ml->err));
+	if (!ml->res && (ml->calls & ~ml->calls_charged)) {
+		ml->copy = copy;	/* for the second run */
+		return;
+	}
+	ml->copy = NULL;
 	free(copy);
+}
+
+/*
+ * The image calls the device runtime, whose reserve the client's context
+ * was not charged for: charged now, before the driver sees the image, and
+ * the load runs again. 0 when it is queued again (the job is the
+ * loader's); otherwise the load failed with ml->res and ml->err.
+ */
+static int load_charge_runtime(struct axond *d, struct client *c, struct module_load *ml)
+{
+	int ret;
+
+	ml->res = localmem_module(d, c, ml->dev, ml->calls);
+	if (ml->res) {
+		snprintf(ml->err, sizeof(ml->err), "the device runtime its code calls "
+			 "(printf or malloc) reserves %llu bytes in the context: more than "
+			 "the client's quotas allow",
+			 (unsigned long long)localmem_runtime_cost(d, ml->dev,
+						ml->calls | ml->calls_charged));
+		return -1;
+	}
+	ml->calls_charged = localmem_calls_charged(c, ml->dev);
+	ret = loader_submit(d, c, &ml->job);
+	if (!ret)
+		return 0;
+	ml->res = CUDA_ERROR_OUT_OF_MEMORY;
+	snprintf(ml->err, sizeof(ml->err), "%s", ret == -EBUSY ? "too many loads in flight" :
+		 ret == -EAGAIN ? "no loader thread could start" : "out of memory");
+	return -1;
 }
 
 /* The client left before the load finished (client_free). */
@@ -88,6 +138,7 @@ static void load_drop(struct axond *d, struct client *c, struct loader_job *j)
 	struct module_load *ml = (struct module_load *)j;
 
 	d->backend->module_discard(d, c, ml->priv);
+	free(ml->copy);
 	free(ml);
 }
 
@@ -103,6 +154,13 @@ static void load_finish(struct axond *d, struct client *c, struct loader_job *j)
 		res = CUDA_ERROR_INVALID_CONTEXT;
 		snprintf(ml->err, sizeof(ml->err), "its context was destroyed");
 	}
+	if (!res && (ml->calls & ~ml->calls_charged)) {
+		if (!load_charge_runtime(d, c, ml))
+			return;
+		res = ml->res;
+	}
+	free(ml->copy);
+	ml->copy = NULL;
 	if (!res) {
 		m = calloc(1, sizeof(*m));
 		if (!m) {
@@ -183,6 +241,8 @@ enum op_status op_module_load_issue(struct op_ctx *o)
 	ml->t_start = o->t_start;
 	ml->off = o->sqe->obj.data_off;
 	ml->len = o->sqe->obj.data_len;
+	ml->dev = ctx->device;
+	ml->calls_charged = localmem_calls_charged(c, ctx->device);
 	ml->job.run = load_run;
 	ml->job.finish = load_finish;
 	ml->job.drop = load_drop;

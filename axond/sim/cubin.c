@@ -368,6 +368,14 @@ static int elf_symbols(struct sim_builder *b, const struct elf *e, unsigned symi
 		if (type != STT_FUNC && type != STT_OBJECT &&
 		    type != STT_CUDA_OBJECT)
 			continue;
+		if (shndx == SHN_UNDEF && type == STT_FUNC) {
+			/* a call out of the image: the device runtime's? */
+			nm = elf_str(b, str, strsize, s.st_name, &nlen, &rc);
+			if (!nm)
+				return rc;
+			b->img->calls |= sim_image_runtime_call(nm, nlen);
+			continue;
+		}
 		if (shndx == 0 || shndx >= SHN_LORESERVE ||
 		    shndx >= e->shnum)
 			continue;

@@ -103,6 +103,17 @@ struct sim_global_desc {
 	uint8_t *init;		/* size bytes of initial value, NULL: zeroes */
 };
 
+/*
+ * Device runtime functions an image's code calls (an undefined function
+ * symbol of a cubin, an .extern .func of PTX): the driver reserves memory
+ * for them in the context at the first load of such an image (localmem.h).
+ */
+#define SIM_IMAGE_CALLS_PRINTF	(1U << 0)	/* vprintf, __assertfail */
+#define SIM_IMAGE_CALLS_MALLOC	(1U << 1)	/* malloc, free */
+
+/* SIM_IMAGE_CALLS_* for an undefined function called name (nlen bytes). */
+uint32_t sim_image_runtime_call(const char *name, size_t nlen);
+
 /* Read-only for users; sim_image_free() frees it all. */
 struct sim_image {
 	enum sim_image_format format;
@@ -112,6 +123,7 @@ struct sim_image {
 	struct sim_kernel_desc *kernels;	/* sorted by name, unique */
 	size_t nglobals;
 	struct sim_global_desc *globals;	/* in image order */
+	uint32_t calls;		/* SIM_IMAGE_CALLS_* */
 };
 
 /*

@@ -460,7 +460,7 @@ int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 	struct ptx_lex l = { .p = (const char *)d,
 			 .end = (const char *)d + ptx_len(d, len) };
 	size_t braces = 0, parens = 0;
-	bool ext = false;
+	bool ext = false, ext_func = false;	/* in ".extern [.func]" */
 	int rc;
 
 	ptx_next(&l);
@@ -471,14 +471,21 @@ int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 
 		if (t->type == PTX_T_PUNCT) {
 			switch (*t->s) {
-			case '{': braces++; ext = false; break;
-			case '}': if (braces) braces--; ext = false; break;
+			case '{': braces++; ext = ext_func = false; break;
+			case '}': if (braces) braces--; ext = ext_func = false; break;
 			case '(': parens++; break;
 			case ')': if (parens) parens--; break;
-			case ';': ext = false; break;
+			case ';': ext = ext_func = false; break;
 			}
 		} else if (t->type == PTX_T_WORD && !braces && !parens) {
-			if (ptx_tok_is(t, ".target")) {
+			if (ext_func && t->n && *t->s != '.') {
+				/* .extern .func (ret) NAME (params): a call
+				 * out of the image */
+				b->img->calls |= sim_image_runtime_call(t->s, t->n);
+				ext_func = false;
+			} else if (ext && ptx_tok_is(t, ".func")) {
+				ext_func = true;
+			} else if (ptx_tok_is(t, ".target")) {
 				/* .target sm_90[a], texmode, debug */
 				ptx_next(&l);
 				if (l.t.type == PTX_T_WORD && l.t.n >= 5 &&

@@ -489,7 +489,8 @@ static void sim_module_discard(struct axond *d, struct client *c, void *priv)
 
 /* A loader thread: sm and the image are this load's alone. */
 static int sim_module_parse(struct axond *d, struct client *c, void *priv,
-			    const void *image, size_t len, char *err, size_t errlen)
+			    const void *image, size_t len, uint32_t calls_charged,
+			    uint32_t *calls, char *err, size_t errlen)
 {
 	struct sim_module *sm = priv;
 	size_t i;
@@ -497,12 +498,21 @@ static int sim_module_parse(struct axond *d, struct client *c, void *priv,
 
 	(void)d;
 	(void)c;
+	*calls = 0;
 	ret = sim_image_parse(image, len, &sm->img, err, errlen);
 	if (ret) {
 		if (ret == -ENOMEM)
 			return CUDA_ERROR_OUT_OF_MEMORY;
 		/* No code a 9.0 device runs: what the driver says for it. */
 		return ret == -ENOEXEC ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE;
+	}
+	/* The device runtime's reserve is charged before the load, as on a
+	 * GPU (the sim spends nothing on it: the charge is the model). */
+	*calls = sm->img->calls;
+	if (*calls & ~calls_charged) {
+		sim_image_free(sm->img);
+		sm->img = NULL;
+		return 0;
 	}
 	sm->globals = calloc(sm->img->nglobals ? sm->img->nglobals : 1,
 			     sizeof(*sm->globals));

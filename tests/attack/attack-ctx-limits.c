@@ -23,12 +23,20 @@
  *   fifo     (own daemon: --max-pinned-per-client=16M, --data-size=4M) a printf FIFO
  *            larger than a fresh one is charged as pinned host memory,
  *            refused one 256-byte step past the limit
+ *   runtime  a module whose code calls printf or malloc makes the driver
+ *            reserve memory in the context at its first load (62 and
+ *            136 MiB on the H200, malloc's holding printf's): charged
+ *            once, before the load, a heap set later in full besides;
+ *            kept after the unload, as the driver keeps it; a load the
+ *            quota cannot hold is OUT_OF_MEMORY with nothing charged,
+ *            and a module that calls neither still loads
  *   hostile  a stale context, a limit that spends nothing, unknown flags,
  *            a value on a read, a stack past 512 KiB: refused, nothing
  *            charged
  */
 #include <check.h>
 #include <stdio.h>
+#include <string.h>
 #include <cuda.h>
 
 #include "attack.h"
@@ -197,6 +205,99 @@ START_TEST(fifo)
 }
 END_TEST
 
+/* PTX that declares a call out of the image (NULL: none) and an entry. */
+static size_t ptx_calling(char *buf, size_t size, const char *callee)
+{
+	int n = snprintf(buf, size,
+			 ".version 8.0\n.target sm_90\n.address_size 64\n%s%s%s"
+			 ".visible .entry k(.param .u64 k_param_0)\n{\n\tret;\n}\n",
+			 callee ? ".extern .func (.param .b64 func_retval0) " : "",
+			 callee ? callee : "",
+			 callee ? "\n(\n\t.param .b64 p0\n)\n;\n" : "");
+
+	ck_assert(n > 0 && (size_t)n < size);
+	return (size_t)n + 1;
+}
+
+static int32_t load_ptx(struct axon_ring *r, uint64_t ctx, const char *callee, uint64_t *mod)
+{
+	struct axon_sqe s = { 0 };
+	struct axon_cqe cqe;
+	char ptx[512];
+	size_t len = ptx_calling(ptx, sizeof(ptx), callee);
+
+	memcpy(r->data, ptx, len);
+	axon_prep_obj(&s, AXON_OP_MODULE_LOAD, ctx, 0, 0);
+	s.obj.data_len = (uint32_t)len;
+	ck_assert_int_eq(h_ring_sync(r, &s, &cqe, H_MS(30000)), 0);
+	if (mod)
+		*mod = cqe.aux[0];
+	return cqe.res;
+}
+
+static void unload(struct axon_ring *r, uint64_t mod)
+{
+	struct axon_sqe s = { 0 };
+
+	axon_prep_obj(&s, AXON_OP_MODULE_UNLOAD, mod, 0, 0);
+	ck_assert_int_eq(h_ring_res(r, &s, NULL, NULL), CUDA_SUCCESS);
+}
+
+#define PRINTF_RESERVE	(62 * MIB)
+#define MALLOC_RESERVE	(136 * MIB)
+
+START_TEST(runtime)
+{
+	struct axon_ring r, s;
+	uint64_t ctx, ctx2, m1, m2, m3, m4;
+	uint64_t left = 100 * MIB, heap = CLIENT_MEM - left - (64 << 10);
+
+	open_client(&h_daemon, &r, &ctx);
+	/* printf's reserve, once; then malloc's adds the rest and the heap */
+	ck_assert_int_eq(load_ptx(&r, ctx, "vprintf", &m1), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), PRINTF_RESERVE);
+	ck_assert_int_eq(load_ptx(&r, ctx, "vprintf", &m2), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), PRINTF_RESERVE);
+	ck_assert_int_eq(load_ptx(&r, ctx, "malloc", &m3), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE);
+	ck_assert_uint_eq(client_u64(&r, "bytes_mapped"), MALLOC_RESERVE);
+	/* a call the runtime does not reserve for: nothing */
+	ck_assert_int_eq(load_ptx(&r, ctx, "not_a_runtime_call", &m4), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE);
+	/* the driver keeps it after the unload: so does the charge */
+	unload(&r, m1);
+	unload(&r, m2);
+	unload(&r, m3);
+	unload(&r, m4);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE);
+	/* a heap set later is charged in full besides */
+	ck_assert_int_eq(set(&r, ctx, CU_LIMIT_MALLOC_HEAP_SIZE, 64 * MIB), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE + 66 * MIB);
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+
+	/* 100 MiB left under the quota: malloc's reserve does not fit,
+	 * printf's does, then the rest of malloc's does not */
+	open_client(&h_daemon, &s, &ctx2);
+	ck_assert_int_eq(set(&s, ctx2, CU_LIMIT_MALLOC_HEAP_SIZE, heap), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&s, "local_mem"), CLIENT_MEM - left);
+	ck_assert_int_eq(load_ptx(&s, ctx2, "malloc", NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(client_u64(&s, "local_mem"), CLIENT_MEM - left);
+	ck_assert_int_eq(load_ptx(&s, ctx2, "free", NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(load_ptx(&s, ctx2, "vprintf", &m1), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&s, "local_mem"), CLIENT_MEM - left + PRINTF_RESERVE);
+	ck_assert_int_eq(load_ptx(&s, ctx2, "malloc", NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(client_u64(&s, "local_mem"), CLIENT_MEM - left + PRINTF_RESERVE);
+	ck_assert_uint_eq(client_u64(&s, "handles.modules"), 1);
+	/* a module that calls neither still loads */
+	ck_assert_int_eq(load_ptx(&s, ctx2, NULL, &m2), CUDA_SUCCESS);
+	ck_assert_int_eq(load_ptx(&s, ctx2, "__assertfail", &m3), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&s, "local_mem"), CLIENT_MEM - left + PRINTF_RESERVE);
+	axon_close(&s);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
 START_TEST(hostile)
 {
 	struct axon_ring r;
@@ -227,6 +328,7 @@ static void add(TCase *tc)
 	tcase_add_test(tc, stack);
 	tcase_add_test(tc, heap);
 	tcase_add_test(tc, fifo);
+	tcase_add_test(tc, runtime);
 	tcase_add_test(tc, hostile);
 }
 
