@@ -373,7 +373,7 @@ static int elf_symbols(struct sim_builder *b, const struct elf *e, unsigned symi
 			nm = elf_str(b, str, strsize, s.st_name, &nlen, &rc);
 			if (!nm)
 				return rc;
-			b->img->calls |= sim_image_runtime_call(nm, nlen);
+			sim_note_call(b, nm, nlen);
 			continue;
 		}
 		if (shndx == 0 || shndx >= SHN_LORESERVE ||

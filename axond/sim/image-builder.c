@@ -193,3 +193,21 @@ int sim_param_finish(struct sim_builder *b, struct sim_param_table *t,
 	}
 	return add_kernel(b, name, t->n, args_size, params);
 }
+
+void sim_note_call(struct sim_builder *b, const char *name, size_t nlen)
+{
+	static const struct { const char *name; uint32_t call; } calls[] = {
+		/* measured on the H200 (localmem.c): vprintf, malloc; the
+		 * others are the same runtime's calls (assert prints through
+		 * the printf FIFO, free is the heap's), taken as theirs */
+		{ "vprintf", SIM_IMAGE_CALLS_PRINTF },
+		{ "__assertfail", SIM_IMAGE_CALLS_PRINTF },
+		{ "malloc", SIM_IMAGE_CALLS_MALLOC },
+		{ "free", SIM_IMAGE_CALLS_MALLOC },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (strlen(calls[i].name) == nlen && !memcmp(calls[i].name, name, nlen))
+			b->img->calls |= calls[i].call;
+}

@@ -76,4 +76,8 @@ int sim_param_set(struct sim_builder *b, struct sim_param_table *t,
 int sim_param_finish(struct sim_builder *b, struct sim_param_table *t,
 		     char *name, bool have_size, uint32_t args_size);
 
+/* An undefined function the image's code calls, named name (nlen bytes):
+ * the device runtime's calls are noted in img->calls (SIM_IMAGE_CALLS_*). */
+void sim_note_call(struct sim_builder *b, const char *name, size_t nlen);
+
 #endif /* AXOND_SIM_IMAGE_BUILDER_H */

@@ -52,25 +52,6 @@ static int kernel_cmp(const void *a, const void *b)
 		      ((const struct sim_kernel_desc *)b)->name);
 }
 
-uint32_t sim_image_runtime_call(const char *name, size_t nlen)
-{
-	static const struct { const char *name; uint32_t call; } calls[] = {
-		/* measured on the H200 (localmem.c): vprintf, malloc; the
-		 * others are the same runtime's calls (assert prints through
-		 * the printf FIFO, free is the heap's), taken as theirs */
-		{ "vprintf", SIM_IMAGE_CALLS_PRINTF },
-		{ "__assertfail", SIM_IMAGE_CALLS_PRINTF },
-		{ "malloc", SIM_IMAGE_CALLS_MALLOC },
-		{ "free", SIM_IMAGE_CALLS_MALLOC },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-		if (strlen(calls[i].name) == nlen && !memcmp(calls[i].name, name, nlen))
-			return calls[i].call;
-	return 0;
-}
-
 void sim_image_free(struct sim_image *img)
 {
 	size_t i;

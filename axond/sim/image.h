@@ -111,9 +111,6 @@ struct sim_global_desc {
 #define SIM_IMAGE_CALLS_PRINTF	(1U << 0)	/* vprintf, __assertfail */
 #define SIM_IMAGE_CALLS_MALLOC	(1U << 1)	/* malloc, free */
 
-/* SIM_IMAGE_CALLS_* for an undefined function called name (nlen bytes). */
-uint32_t sim_image_runtime_call(const char *name, size_t nlen);
-
 /* Read-only for users; sim_image_free() frees it all. */
 struct sim_image {
 	enum sim_image_format format;

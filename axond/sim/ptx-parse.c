@@ -481,7 +481,7 @@ int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 			if (ext_func && t->n && *t->s != '.') {
 				/* .extern .func (ret) NAME (params): a call
 				 * out of the image */
-				b->img->calls |= sim_image_runtime_call(t->s, t->n);
+				sim_note_call(b, t->s, t->n);
 				ext_func = false;
 			} else if (ext && ptx_tok_is(t, ".func")) {
 				ext_func = true;
