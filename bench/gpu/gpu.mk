@@ -11,6 +11,10 @@
 #                                        against what the device spends,
 #                                        and chargeglobal.cubin, the module
 #                                        it loads (needs nvcc)
+#                            reserveprobe what the device runtime (printf,
+#                                        malloc) reserves at a module's
+#                                        load, natively, and its cubins
+#                                        (needs nvcc)
 #                          and the kernels ($(BUILD)/tests/data)
 #   make bench-gpu         build, then run bench/gpu/run.sh $(BUILD): every
 #                          program natively (NVIDIA's libcuda.so.1, when
@@ -33,6 +37,8 @@ LOOPCLIENT	:= $(BUILD)/bench/gpu/loopclient
 HOSTBW		:= $(BUILD)/bench/gpu/hostbw
 CHARGECHECK	:= $(BUILD)/bench/gpu/chargecheck
 CHARGEGLOBAL	:= $(BUILD)/bench/gpu/chargeglobal.cubin
+RESERVEPROBE	:= $(BUILD)/bench/gpu/reserveprobe
+RESERVE_CUBINS	:= $(BUILD)/bench/gpu/reserve-printf.cubin $(BUILD)/bench/gpu/reserve-malloc.cubin
 BLASBENCH	:= $(BUILD)/bench/gpu/blasbench
 BENCH_GPU_ARGS	?=
 BENCH_GPU_HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
@@ -50,7 +56,7 @@ $(DRVBENCH): $(DRVBENCH_OBJS) $(SHIM_LIB)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(DRVBENCH_OBJS) $(SHIM_LIB) -ldl -lm
 
-$(LOOPCLIENT) $(HOSTBW) $(CHARGECHECK): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
+$(LOOPCLIENT) $(HOSTBW) $(CHARGECHECK) $(RESERVEPROBE): $(BUILD)/bench/gpu/%: $(BUILD)/obj/bench/gpu/%.o $(SHIM_LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SHIM_LIB) -ldl -lm
@@ -62,6 +68,12 @@ $(CHARGEGLOBAL): bench/gpu/chargeglobal.cu
 	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
 	$(Q)$(NVCC) -cubin -arch=sm_90 -O2 -o $@ $<
 
+$(BUILD)/bench/gpu/reserve-printf.cubin: RESERVE_DEFS := -DRESERVE_PRINTF
+$(RESERVE_CUBINS): $(BUILD)/bench/gpu/reserve-%.cubin: bench/gpu/reserveprobe.cu
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  NVCC    $@"
+	$(Q)$(NVCC) -cubin -arch=sm_90 -O2 $(RESERVE_DEFS) -o $@ $<
+
 # Host code only (cuBLAS brings the kernels); sm_90 as the H200 is.
 $(BLASBENCH): bench/gpu/blasbench.cu bench/gpu/rowformat.h
 	@mkdir -p $(dir $@)
@@ -70,8 +82,8 @@ $(BLASBENCH): bench/gpu/blasbench.cu bench/gpu/rowformat.h
 		-o $@ $< -L$(CUDA)/lib64 -lcublas -Xlinker -rpath,$(CUDA)/lib64
 
 .PHONY: bench-gpu bench-gpu-progs bench-gpu-selftest
-bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(HOSTBW) $(CHARGECHECK) $(BENCH_DATA) \
-	$(if $(BENCH_GPU_HAVE_NVCC),$(BLASBENCH) $(CHARGEGLOBAL)) \
+bench-gpu-progs: all $(DRVBENCH) $(LOOPCLIENT) $(HOSTBW) $(CHARGECHECK) $(RESERVEPROBE) \
+	$(BENCH_DATA) $(if $(BENCH_GPU_HAVE_NVCC),$(BLASBENCH) $(CHARGEGLOBAL) $(RESERVE_CUBINS)) \
 	$(if $(SIM_HAVE_NVCC),$(SIM_KDATA)/kernels.ptx)
 
 bench-gpu: bench-gpu-progs
