@@ -43,23 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *ename(CUresult r)
-{
-	const char *s = NULL;
-
-	if (cuGetErrorName(r, &s) || !s)
-		return "CUresult ?";
-	return s;
-}
-
-#define CK(x)								\
-	do {								\
-		CUresult r_ = (x);					\
-		if (r_) {						\
-			printf("FAIL %s:%d %s -> %s\n", __FILE__, __LINE__, #x, ename(r_)); \
-			exit(1);					\
-		}							\
-	} while (0)
+#include "drv-gpu.h"
 
 #define FAIL(...)							\
 	do {								\

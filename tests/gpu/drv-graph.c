@@ -38,25 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drv-gpu.h"
+
 #define N	4096	/* floats per buffer */
-
-static const char *ename(CUresult r)
-{
-	const char *s = NULL;
-
-	if (cuGetErrorName(r, &s) || !s)
-		return "CUresult ?";
-	return s;
-}
-
-#define CK(x)								\
-	do {								\
-		CUresult r_ = (x);					\
-		if (r_) {						\
-			printf("FAIL %s:%d %s -> %s\n", __FILE__, __LINE__, #x, ename(r_)); \
-			exit(1);					\
-		}							\
-	} while (0)
 
 static void fail(const char *what)
 {

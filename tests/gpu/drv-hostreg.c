@@ -50,23 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *ename(CUresult r)
-{
-	const char *s = NULL;
-
-	if (cuGetErrorName(r, &s) || !s)
-		return "CUresult ?";
-	return s;
-}
-
-#define CK(x)								\
-	do {								\
-		CUresult r_ = (x);					\
-		if (r_) {						\
-			printf("FAIL %s:%d %s -> %s\n", __FILE__, __LINE__, #x, ename(r_)); \
-			exit(1);					\
-		}							\
-	} while (0)
+#include "drv-gpu.h"
 
 #define EXPECT(x, want)							\
 	do {								\
@@ -359,7 +343,6 @@ static void cost(void)
 	}
 	printf("registration cost: measured (stderr)\n");
 }
-
 
 /* In a forked child: 0 when registered memory is a private copy. */
 static int child_sees_copy(unsigned char *q, size_t n)

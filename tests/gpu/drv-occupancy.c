@@ -34,25 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *ename(CUresult r)
-{
-	const char *s = NULL;
-
-	if (cuGetErrorName(r, &s) || !s)
-		return "CUresult ?";
-	return s;
-}
+#include "drv-gpu.h"
 
 static int failures;
-
-#define CK(x)								\
-	do {								\
-		CUresult r_ = (x);					\
-		if (r_) {						\
-			printf("FAIL %s:%d %s -> %s\n", __FILE__, __LINE__, #x, ename(r_)); \
-			exit(1);					\
-		}							\
-	} while (0)
 
 static CUfunction fn;
 
