@@ -36,9 +36,14 @@ static u64 axon_cg_id(struct cgroup *cg)
 	return cgroup_id(cg);
 }
 
+/*
+ * Removed (rmdir) but still referenced: what the kernel's own
+ * cgroup_is_dead() tests. Not css_is_dying(&cg->self): newer kernels (7.2)
+ * mark only the controllers' csses CSS_DYING, never the cgroup's self.
+ */
 static bool axon_cg_dying(struct cgroup *cg)
 {
-	return css_is_dying(&cg->self);
+	return cgroup_parent(cg) && !(READ_ONCE(cg->self.flags) & CSS_ONLINE);
 }
 
 static void axon_cg_get(struct cgroup *cg)
