@@ -46,8 +46,17 @@ static int readable(const volatile unsigned char *p)
 
 /*
  * MADV_DOFORK clears VM_DONTCOPY, but the child still gets no pages of
- * the parent's rings or data area: touching them faults.
+ * the parent's rings or data area: touching them faults. Newer kernels
+ * (7.2) refuse MADV_DOFORK on the mapping outright (EINVAL: a VM_MIXEDMAP
+ * vma is VM_SPECIAL), which keeps it out of children too.
  */
+static int dofork(void *p, size_t len)
+{
+	if (!madvise(p, len, MADV_DOFORK))
+		return 0;
+	return errno == EINVAL ? 0 : -errno;
+}
+
 TEST(dofork_not_inherited)
 {
 	pid_t d = fake_daemon_spawn(true);
@@ -61,9 +70,9 @@ TEST(dofork_not_inherited)
 	ASSERT_EQ(0, tclient_setup(&c, 8, 4096));
 	sq_len = c.p.off_cqes - c.p.off_sqes;
 	c.data[0] = 7;
-	ASSERT_EQ(0, madvise(c.data, c.p.data_size, MADV_DOFORK));
-	ASSERT_EQ(0, madvise(c.sqes, sq_len, MADV_DOFORK));
-	ASSERT_EQ(0, madvise(c.cp, 4096, MADV_DOFORK));
+	EXPECT_EQ(0, dofork(c.data, c.p.data_size));
+	EXPECT_EQ(0, dofork(c.sqes, sq_len));
+	EXPECT_EQ(0, dofork(c.cp, 4096));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
