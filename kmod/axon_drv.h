@@ -73,6 +73,7 @@
 #include <linux/axon.h>
 
 #include "charge_tree.h"
+#include "charge_dmem.h"
 
 #define AXON_DRV_NAME	"axon"
 
@@ -146,6 +147,7 @@ extern unsigned int axon_dbg_mask;
  * @enters:	AXON_IOC_ENTER calls
  * @charge:	what is charged to which cgroup (charge_tree.c); under the
  *		charge mutex
+ * @dmem:	the dmem controller's units of the client (charge_dmem.c)
  * @delegate:	its live delegate, which gets its DOORBELL events, or NULL;
  *		under axon_dev.lock
  */
@@ -179,6 +181,7 @@ struct axon_client {
 
 	atomic64_t enters;
 	struct axon_charge_acct charge;
+	struct axon_dmem_acct dmem;
 
 	struct axon_delegate *delegate;
 };

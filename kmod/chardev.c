@@ -47,6 +47,12 @@ static long axon_ioctl_enter(struct file *file, struct axon_client *c,
 	return axon_client_enter(c, (void __user *)arg);
 }
 
+static long axon_ioctl_reserve(struct file *file, struct axon_client *c,
+			       unsigned long arg)
+{
+	return axon_dmem_reserve(c, (void __user *)arg);
+}
+
 static long axon_ioctl_attach(struct file *file, struct axon_client *c,
 			      unsigned long arg)
 {
@@ -92,6 +98,7 @@ static long axon_ioctl_disconnect(struct file *file, struct axon_client *c,
 static const struct axon_ioctl axon_ioctls[] = {
 	{ AXON_IOC_SETUP,	AXON_ROLE_CLIENT, axon_ioctl_setup },
 	{ AXON_IOC_ENTER,	AXON_ROLE_CLIENT, axon_ioctl_enter },
+	{ AXON_IOC_RESERVE,	AXON_ROLE_CLIENT, axon_ioctl_reserve },
 	{ AXON_IOC_ATTACH,	AXON_ROLE_ANY,	  axon_ioctl_attach },
 	{ AXON_IOC_CHARGE,	AXON_ROLE_DAEMON, axon_ioctl_charge },
 	{ AXON_IOC_UNCHARGE,	AXON_ROLE_DAEMON, axon_ioctl_uncharge },

@@ -74,6 +74,12 @@ static const struct axon_cg_ops axon_cgroup_ops = {
 	.moved = axon_cg_moved,
 };
 
+/* Device memory of a client that opened while dmem was on (charge_dmem.c). */
+static bool axon_dmem_charges(struct axon_client *c, unsigned int kind)
+{
+	return kind == AXON_CHARGE_DEVICE_MEM && axon_dmem_active(&c->dmem);
+}
+
 static struct axon_charge_tree axon_tree = {
 	.ops = &axon_cgroup_ops,
 	.lock = __MUTEX_INITIALIZER(axon_tree.lock),
@@ -127,7 +133,22 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 	if (!bytes)
 		return 0;
 	cgrp = axon_client_cgroup_now(c);
-	ret = axon_tree_charge(&axon_tree, &c->charge, cgrp, kind, bytes, &hit);
+	if (axon_dmem_charges(c, kind)) {
+		mutex_lock(&c->dmem.lock);
+		ret = axon_tree_charge(&axon_tree, &c->charge, cgrp, kind, bytes,
+				       &hit);
+		if (!ret) {
+			ret = axon_dmem_consume(&c->dmem,
+						READ_ONCE(c->charge.charged[kind]));
+			if (ret)
+				axon_tree_uncharge(&axon_tree, &c->charge, kind,
+						   bytes);
+		}
+		mutex_unlock(&c->dmem.lock);
+	} else {
+		ret = axon_tree_charge(&axon_tree, &c->charge, cgrp, kind,
+				       bytes, &hit);
+	}
 	axon_dbg(CHARGE, "client %llu charge %llu kind %u cgroup %llu: %d\n",
 		 c->id, bytes, kind, cgroup_id(cgrp), ret);
 	cgroup_put(cgrp);
@@ -147,7 +168,17 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
  */
 int axon_uncharge(struct axon_client *c, unsigned int kind, u64 bytes)
 {
-	return axon_tree_uncharge(&axon_tree, &c->charge, kind, bytes);
+	int ret;
+
+	if (!axon_dmem_charges(c, kind))
+		return axon_tree_uncharge(&axon_tree, &c->charge, kind, bytes);
+	mutex_lock(&c->dmem.lock);
+	ret = axon_tree_uncharge(&axon_tree, &c->charge, kind, bytes);
+	if (!ret)
+		axon_dmem_give_back(&c->dmem, READ_ONCE(c->charge.charged[kind]),
+				    false);
+	mutex_unlock(&c->dmem.lock);
+	return ret;
 }
 
 /**
@@ -158,7 +189,14 @@ int axon_uncharge(struct axon_client *c, unsigned int kind, u64 bytes)
  */
 void axon_charge_client_close(struct axon_client *c, bool final)
 {
+	if (!axon_dmem_active(&c->dmem)) {
+		axon_tree_close(&axon_tree, &c->charge, final);
+		return;
+	}
+	mutex_lock(&c->dmem.lock);
 	axon_tree_close(&axon_tree, &c->charge, final);
+	axon_dmem_give_back(&c->dmem, 0, final);
+	mutex_unlock(&c->dmem.lock);
 }
 
 u64 axon_charge_client_total(struct axon_client *c)

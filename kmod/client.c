@@ -78,6 +78,7 @@ static struct cgroup *axon_current_cgroup(void)
 /* Everything the client holds but its region and the struct itself. */
 static void axon_client_free_identity(struct axon_client *c)
 {
+	axon_dmem_acct_release(&c->dmem);
 	if (c->user)
 		axon_user_put(c->user);
 	if (c->mm)
@@ -215,7 +216,7 @@ static int axon_client_exit_wake(struct wait_queue_entry *wait,
 }
 
 /* Only the opener's own process: its thread group and its mm. */
-static bool axon_client_is_opener(struct axon_client *c)
+bool axon_client_is_opener(struct axon_client *c)
 {
 	return current->mm == c->mm && task_tgid(current) == c->pid;
 }
@@ -276,6 +277,7 @@ struct axon_client *axon_client_create(void)
 	mutex_init(&c->setup_mutex);
 	INIT_LIST_HEAD(&c->ev_node);
 	axon_charge_acct_init(&c->charge);
+	axon_dmem_acct_init(&c->dmem);
 	init_waitqueue_head(&c->wq);
 	c->state = AXON_KSTATE_NEW;
 	c->pid = get_task_pid(current, PIDTYPE_TGID);
@@ -577,6 +579,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		goto out_uncharge;
 	}
 	geo.client_id = c->id;
+	axon_dmem_setup(&c->dmem);
 
 	spin_lock(&axon_dev.lock);
 	/* Another thread may have made this file the daemon's meanwhile. */

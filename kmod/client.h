@@ -18,6 +18,7 @@ struct axon_client *axon_client_next(unsigned long *id);
 
 long axon_client_setup(struct axon_client *c, struct axon_params __user *up);
 long axon_client_enter(struct axon_client *c, struct axon_enter __user *ue);
+bool axon_client_is_opener(struct axon_client *c);
 __poll_t axon_client_poll(struct axon_client *c, struct file *file,
 			  struct poll_table_struct *pt);
 int axon_client_mmap(struct axon_client *c, struct vm_area_struct *vma);

@@ -99,6 +99,7 @@ err_info:
 	axon_info_uninit();
 err_client:
 	axon_client_uninit();
+	axon_dmem_exit();
 	return ret;
 }
 
@@ -117,6 +118,7 @@ static void __exit axon_exit(void)
 	mmu_notifier_synchronize();
 	rcu_barrier();
 	axon_user_uninit();
+	axon_dmem_exit();
 	WARN_ON(!xa_empty(&axon_dev.clients));
 	xa_destroy(&axon_dev.clients);
 }

@@ -9,7 +9,7 @@
 
 ST_DIR		:= $(BUILD)/selftests
 ST_NAMES	:= client_test mmap_test daemon_test delegate_test charge_test proc_test netlink_test stress_test fault_test \
-		   lifetime_test userlimit_test \
+		   lifetime_test userlimit_test dmem_test \
 		   fuzz_test
 ST_PROGS	:= $(ST_NAMES:%=$(ST_DIR)/%)
 ST_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Werror -Wno-misleading-indentation -D_GNU_SOURCE -pthread \

@@ -864,16 +864,17 @@ static void op_fdinfo(struct fz_thread *t)
 }
 
 static const unsigned long fz_cmds[] = {
-	AXON_IOC_SETUP, AXON_IOC_ENTER, AXON_IOC_ATTACH, AXON_IOC_CHARGE,
-	AXON_IOC_UNCHARGE, AXON_IOC_ACCEPT, AXON_IOC_CLIENT_FD,
-	AXON_IOC_NOTIFY, AXON_IOC_DISCONNECT,
+	AXON_IOC_SETUP, AXON_IOC_ENTER, AXON_IOC_RESERVE, AXON_IOC_ATTACH,
+	AXON_IOC_CHARGE, AXON_IOC_UNCHARGE, AXON_IOC_ACCEPT,
+	AXON_IOC_CLIENT_FD, AXON_IOC_NOTIFY, AXON_IOC_DISCONNECT,
 };
+#define FZ_NCMDS	(sizeof(fz_cmds) / sizeof(fz_cmds[0]))
 
 static bool fz_known_cmd(unsigned int cmd)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(fz_cmds) / sizeof(fz_cmds[0]); i++)
+	for (i = 0; i < FZ_NCMDS; i++)
 		if (cmd == (unsigned int)fz_cmds[i])
 			return true;
 	return false;
@@ -887,7 +888,7 @@ static unsigned int fz_unknown_cmd(struct rng *r)
 	do {
 		switch (below(r, 3)) {
 		case 0:	/* a known number with another size or direction */
-			cmd = fz_cmds[below(r, 9)];
+			cmd = fz_cmds[below(r, FZ_NCMDS)];
 			cmd ^= chance(r, 50) ? (1U << (16 + below(r, 14))) :
 					       (1U << (30 + below(r, 2)));
 			break;
@@ -926,7 +927,7 @@ static void op_ioctl_unknown(struct fz_thread *t)
 /* A known ioctl on any fd with random bytes behind a random pointer. */
 static void op_ioctl_any(struct fz_thread *t)
 {
-	unsigned long cmd = fz_cmds[below(&t->r, 9)];
+	unsigned long cmd = fz_cmds[below(&t->r, FZ_NCMDS)];
 	struct fz_fd f;
 	unsigned int i;
 	int e;
@@ -951,6 +952,7 @@ static void op_ioctl_any(struct fz_thread *t)
 		 FZ_USER_ERRNO, &e);
 	/* (only nobody can be sure its fd never became a daemon's) */
 	if (!e && f.kind == FK_CLIENT && cmd != AXON_IOC_ENTER &&
+	    cmd != AXON_IOC_RESERVE &&
 	    t->p->worker == W_NOBODY)
 		fz_fail(t, "daemon ioctl %#lx succeeded on a client fd", cmd);
 }

@@ -403,13 +403,22 @@ START_TEST(test_enter_charge)
 	FIELD(struct axon_charge, bytes, 8, 8);
 	FIELD(struct axon_charge, kind, 16, 4);
 	FIELD(struct axon_charge, resv, 20, 4);
+
+	SIZE(struct axon_reserve, 32);
+	FIELD(struct axon_reserve, bytes, 0, 8);
+	FIELD(struct axon_reserve, flags, 8, 4);
+	FIELD(struct axon_reserve, resv, 12, 4);
+	FIELD(struct axon_reserve, reserved, 16, 8);
+	FIELD(struct axon_reserve, used, 24, 8);
+	ck_assert_uint_eq(AXON_RESERVE_UNIT, 2u << 20);
+	ck_assert_uint_eq(AXON_RESERVE_F_RELEASE, 1);
 }
 END_TEST
 
 START_TEST(test_ioctls)
 {
 	const unsigned long nr[] = {
-		AXON_IOC_SETUP, AXON_IOC_ENTER, AXON_IOC_ATTACH,
+		AXON_IOC_SETUP, AXON_IOC_ENTER, AXON_IOC_RESERVE, AXON_IOC_ATTACH,
 		AXON_IOC_CHARGE, AXON_IOC_UNCHARGE,
 #ifdef AXON_IOC_ACCEPT
 		AXON_IOC_ACCEPT, AXON_IOC_CLIENT_FD, AXON_IOC_NOTIFY,
@@ -432,6 +441,9 @@ START_TEST(test_ioctls)
 	ck_assert_uint_eq(_IOC_NR(AXON_IOC_ENTER), 0x01);
 	ck_assert_uint_eq(_IOC_DIR(AXON_IOC_ENTER), _IOC_WRITE);
 	ck_assert_uint_eq(_IOC_SIZE(AXON_IOC_ENTER), sizeof(struct axon_enter));
+	ck_assert_uint_eq(_IOC_NR(AXON_IOC_RESERVE), 0x02);
+	ck_assert_uint_eq(_IOC_DIR(AXON_IOC_RESERVE), _IOC_READ | _IOC_WRITE);
+	ck_assert_uint_eq(_IOC_SIZE(AXON_IOC_RESERVE), sizeof(struct axon_reserve));
 	ck_assert_uint_eq(_IOC_NR(AXON_IOC_ATTACH), 0x10);
 	ck_assert_uint_eq(_IOC_DIR(AXON_IOC_ATTACH), _IOC_NONE);
 	ck_assert_uint_eq(_IOC_SIZE(AXON_IOC_ATTACH), 0);

@@ -37,7 +37,7 @@
 
 /* The version of both halves, this header and <axon/protocol.h>. */
 #define AXON_ABI_MAJOR		2	/* incompatible changes */
-#define AXON_ABI_MINOR		0	/* compatible additions */
+#define AXON_ABI_MINOR		1	/* compatible additions */
 
 #define AXON_DEVICE_PATH	"/dev/axon"
 
@@ -305,7 +305,9 @@ struct axon_enter {
  * and the ioctl fails with -EDQUOT; -ENOSPC if the client already holds
  * charges in 8 other cgroups. UNCHARGE gives back at most what the client
  * holds (-EINVAL otherwise), from the cgroup charged most recently first.
- * Unknown or gone client: -ENOENT.
+ * Unknown or gone client: -ENOENT. Where the client charges through the dmem
+ * controller (struct axon_reserve), a device-memory CHARGE past what it has
+ * reserved fails with -ENOBUFS, nothing charged.
  */
 struct axon_charge {
 	__u64 client_id;
@@ -316,6 +318,49 @@ struct axon_charge {
 
 #define AXON_CHARGE_DEVICE_MEM	0
 #define AXON_CHARGE_KINDS	1
+
+/**
+ * struct axon_reserve - AXON_IOC_RESERVE argument (client)
+ * @bytes:	in: device memory to reserve, rounded up to whole
+ *		AXON_RESERVE_UNITs; with AXON_RESERVE_F_RELEASE, the
+ *		unconsumed reservation to give back (rounded down; ~0 for all)
+ * @flags:	AXON_RESERVE_F_*
+ * @resv:	must be zero
+ * @reserved:	out: bytes reserved and not yet consumed
+ * @used:	out: bytes consumed by the daemon's charges
+ *
+ * Where the module charges device memory through the kernel's dmem cgroup
+ * controller (the dmem_capacity module parameter, on a kernel with
+ * CONFIG_CGROUP_DMEM), dmem charges the cgroup of the calling task, and
+ * the daemon's AXON_IOC_CHARGE runs in the daemon's: so the client reserves
+ * in its own context, charged to its cgroup of the moment (memcg's rule)
+ * against dmem.max of it and every ancestor, and a device-memory CHARGE of
+ * the daemon consumes whole units of the reservation (-ENOBUFS when it
+ * falls short, nothing charged). An UNCHARGE gives consumed units back to
+ * dmem, not to the reservation, so that dmem.current is what is in use
+ * plus what is reserved; the end of the client gives back everything.
+ *
+ * The out fields are written on every return past the argument checks, so
+ * a refused reservation tells what the client still holds.
+ *
+ * Returns 0, -EOPNOTSUPP (charges need no reservation: no dmem here, dmem
+ * off when the client called AXON_IOC_SETUP, or no SETUP yet),
+ * -EDQUOT (dmem.max of the caller's cgroup or an ancestor, or 1 TiB
+ * reserved and used by one client), -ENOSPC (reservations in 8 cgroups),
+ * -EPERM (not the opener's process), -ENOENT (the client has ended),
+ * -EINTR (a fatal signal; nothing of this call is kept), -EINVAL.
+ */
+struct axon_reserve {
+	__u64 bytes;
+	__u32 flags;
+	__u32 resv;
+	__u64 reserved;
+	__u64 used;
+};
+
+#define AXON_RESERVE_UNIT	(2ULL << 20)
+#define AXON_RESERVE_F_RELEASE	0x1U
+#define AXON_RESERVE_F_ALL	AXON_RESERVE_F_RELEASE
 
 /**
  * struct axon_accept - AXON_IOC_ACCEPT argument (daemon)
@@ -492,6 +537,7 @@ struct axon_event {
 /* client */
 #define AXON_IOC_SETUP		_IOWR(AXON_IOC_MAGIC, 0x00, struct axon_params)
 #define AXON_IOC_ENTER		_IOW(AXON_IOC_MAGIC, 0x01, struct axon_enter)
+#define AXON_IOC_RESERVE	_IOWR(AXON_IOC_MAGIC, 0x02, struct axon_reserve)
 /*
  * daemon; ATTACH's argument is a flags word (must be 0); it returns the
  * number of clients announced with AXON_EV_EXISTING

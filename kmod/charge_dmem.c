@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device-memory charges through the dmem cgroup controller (6.14+), so
+ * that an administrator limits axon's tenants with the kernel's own files
+ * (dmem.max, dmem.current, dmem.capacity: one region, "axon") instead of,
+ * or beside, the module's counters (charge.c), which keep feeding /proc and
+ * netlink and keep their own limits.
+ *
+ * dmem charges the cgroup of current, and the daemon charges on a client's
+ * behalf from its own process. So the client reserves in its own context
+ * (AXON_IOC_RESERVE): whole AXON_RESERVE_UNITs, one dmem charge each,
+ * because dmem gives a charge back only whole (each charge holds a
+ * reference that its uncharge drops). The daemon's device-memory charges
+ * consume units of the reservation (a client's bytes charged, rounded up
+ * to units, are what it has consumed); its uncharges give consumed units
+ * back to dmem. A client that reserves nothing cannot be charged: its
+ * allocations fail, so the limit holds whatever the client does.
+ *
+ * Off unless the dmem_capacity module parameter is set (a non-zero
+ * capacity registers the region); a client charges dmem if the region
+ * existed when it set up. The region can change only while no client
+ * holds it.
+ */
+#include <linux/kref.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/uaccess.h>
+#include <linux/axon.h>
+
+#include "axon_drv.h"
+#include "charge_dmem.h"
+#include "charge_tree.h"
+#include "client.h"
+
+#if IS_ENABLED(CONFIG_CGROUP_DMEM)
+#include <linux/cgroup_dmem.h>
+
+/* Units one client may hold, reserved and used: 1 TiB. */
+#define AXON_DMEM_MAX_UNITS	((1ULL << 40) / AXON_RESERVE_UNIT)
+
+/**
+ * struct axon_dmem_region - the registered dmem region
+ * @ref:	the module's (while it is the current one) and each client's
+ * @r:		dmem's region
+ * @capacity:	bytes, as dmem.capacity shows them
+ */
+struct axon_dmem_region {
+	struct kref ref;
+	struct dmem_cgroup_region *r;
+	u64 capacity;
+};
+
+/**
+ * struct axon_dmem_rec - a client's units in one dmem pool (cgroup)
+ * @node:	on axon_dmem_acct.pools
+ * @pool:	the pool; each unit below holds one reference to it
+ * @reserved:	units reserved here, not consumed
+ * @used:	units consumed here
+ */
+struct axon_dmem_rec {
+	struct list_head node;
+	struct dmem_cgroup_pool_state *pool;
+	u64 reserved;
+	u64 used;
+};
+
+static DEFINE_MUTEX(axon_dmem_mutex);
+static struct axon_dmem_region *axon_dmem_cur;	/* under axon_dmem_mutex */
+
+static void axon_dmem_region_free(struct kref *ref)
+{
+	struct axon_dmem_region *rg = container_of(ref, typeof(*rg), ref);
+
+	dmem_cgroup_unregister_region(rg->r);
+	kfree(rg);
+}
+
+static u64 axon_dmem_units(u64 bytes)
+{
+	return bytes / AXON_RESERVE_UNIT + !!(bytes % AXON_RESERVE_UNIT);
+}
+
+/*
+ * Gives one unit of @rec back to dmem (the caller took it off @rec's
+ * counts); frees @rec once it holds none. Return: @rec was freed.
+ */
+static bool axon_dmem_unit_put(struct axon_dmem_acct *a,
+			       struct axon_dmem_rec *rec)
+{
+	dmem_cgroup_uncharge(rec->pool, AXON_RESERVE_UNIT);
+	if (rec->reserved || rec->used)
+		return false;
+	list_del(&rec->node);
+	a->nr_pools--;
+	kfree(rec);
+	return true;
+}
+
+/* Gives @n reserved units back, most recently reserved first. */
+static void axon_dmem_release_reserved(struct axon_dmem_acct *a, u64 n)
+{
+	struct axon_dmem_rec *rec, *tmp;
+
+	list_for_each_entry_safe(rec, tmp, &a->pools, node) {
+		while (n && rec->reserved) {
+			rec->reserved--;
+			a->reserved--;
+			n--;
+			if (axon_dmem_unit_put(a, rec))
+				break;
+		}
+		if (!n)
+			break;
+	}
+}
+
+/* Gives consumed units back until @keep are left. */
+static void axon_dmem_release_used(struct axon_dmem_acct *a, u64 keep)
+{
+	struct axon_dmem_rec *rec, *tmp;
+
+	list_for_each_entry_safe(rec, tmp, &a->pools, node) {
+		while (a->used > keep && rec->used) {
+			rec->used--;
+			a->used--;
+			if (axon_dmem_unit_put(a, rec))
+				break;
+		}
+		if (a->used <= keep)
+			break;
+	}
+}
+
+/* One unit more, charged to current's cgroup: 0 or a negative errno. */
+static int axon_dmem_unit_get(struct axon_dmem_acct *a)
+{
+	struct dmem_cgroup_pool_state *pool, *limit = NULL;
+	struct axon_dmem_rec *rec;
+	int ret;
+
+	ret = dmem_cgroup_try_charge(a->region->r, AXON_RESERVE_UNIT, &pool,
+				     &limit);
+	if (ret) {
+		dmem_cgroup_pool_state_put(limit);
+		return ret == -EAGAIN ? -EDQUOT : ret;
+	}
+	list_for_each_entry(rec, &a->pools, node)
+		if (rec->pool == pool)
+			goto found;
+	if (a->nr_pools == AXON_CLIENT_CGROUPS) {
+		ret = -ENOSPC;
+		goto undo;
+	}
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL_ACCOUNT);
+	if (!rec) {
+		ret = -ENOMEM;
+		goto undo;
+	}
+	rec->pool = pool;
+	list_add(&rec->node, &a->pools);
+	a->nr_pools++;
+found:
+	list_move(&rec->node, &a->pools);
+	rec->reserved++;
+	a->reserved++;
+	return 0;
+undo:
+	dmem_cgroup_uncharge(pool, AXON_RESERVE_UNIT);
+	return ret;
+}
+
+static int axon_dmem_reserve_locked(struct axon_dmem_acct *a, u64 n)
+{
+	u64 got;
+	int ret = 0;
+
+	if (n > AXON_DMEM_MAX_UNITS - a->reserved - a->used)
+		return -EDQUOT;
+	for (got = 0; got < n; got++) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		ret = axon_dmem_unit_get(a);
+		if (ret)
+			break;
+		if (!(got % 256))
+			cond_resched();
+	}
+	if (ret)
+		axon_dmem_release_reserved(a, got);
+	return ret;
+}
+
+/**
+ * axon_dmem_reserve() - AXON_IOC_RESERVE
+ * @c:		the client
+ * @ur:		struct axon_reserve
+ *
+ * Return: 0 or a negative errno, as the uapi header gives them.
+ */
+long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
+{
+	struct axon_dmem_acct *a = &c->dmem;
+	struct axon_reserve r;
+	long ret = 0;
+
+	if (copy_from_user(&r, ur, sizeof(r)))
+		return -EFAULT;
+	if ((r.flags & ~AXON_RESERVE_F_ALL) || r.resv)
+		return -EINVAL;
+	/* dmem charges current's cgroup: it must be the client's */
+	if (!axon_client_is_opener(c))
+		return -EPERM;
+	mutex_lock(&a->lock);
+	if (!a->region) {
+		mutex_unlock(&a->lock);
+		return -EOPNOTSUPP;
+	}
+	if (a->closed)
+		ret = -ENOENT;
+	else if (r.flags & AXON_RESERVE_F_RELEASE)
+		axon_dmem_release_reserved(a, min(r.bytes / AXON_RESERVE_UNIT,
+						  a->reserved));
+	else
+		ret = axon_dmem_reserve_locked(a, axon_dmem_units(r.bytes));
+	r.reserved = a->reserved * AXON_RESERVE_UNIT;
+	r.used = a->used * AXON_RESERVE_UNIT;
+	mutex_unlock(&a->lock);
+	axon_dbg(CHARGE, "client %llu reserve %llu flags %u: %ld (%llu reserved, %llu used)\n",
+		 c->id, r.bytes, r.flags, ret, r.reserved, r.used);
+	/* what the client holds now, refused or not */
+	if (copy_to_user(ur, &r, sizeof(r)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/**
+ * axon_dmem_consume() - the daemon charged: consume reserved units
+ * @a:		the client's units, @a->lock held
+ * @charged:	the client's device-memory bytes charged, this charge in
+ *
+ * Return: 0, or -ENOBUFS: the reservation falls short (nothing consumed).
+ */
+int axon_dmem_consume(struct axon_dmem_acct *a, u64 charged)
+{
+	u64 need = axon_dmem_units(charged), want;
+	struct axon_dmem_rec *rec;
+
+	lockdep_assert_held(&a->lock);
+	if (need <= a->used)
+		return 0;
+	want = need - a->used;
+	if (want > a->reserved)
+		return -ENOBUFS;
+	list_for_each_entry(rec, &a->pools, node) {
+		u64 take = min(want, rec->reserved);
+
+		rec->reserved -= take;
+		rec->used += take;
+		a->reserved -= take;
+		a->used += take;
+		want -= take;
+		if (!want)
+			break;
+	}
+	return 0;
+}
+
+/**
+ * axon_dmem_give_back() - the daemon uncharged, or the client's charges
+ * went
+ * @a:		the client's units, @a->lock held
+ * @charged:	the client's device-memory bytes still charged
+ * @final:	the client ended: its reservation goes too, and no more
+ */
+void axon_dmem_give_back(struct axon_dmem_acct *a, u64 charged, bool final)
+{
+	lockdep_assert_held(&a->lock);
+	axon_dmem_release_used(a, axon_dmem_units(charged));
+	if (final) {
+		axon_dmem_release_reserved(a, a->reserved);
+		a->closed = true;
+	}
+}
+
+void axon_dmem_acct_init(struct axon_dmem_acct *a)
+{
+	mutex_init(&a->lock);
+	INIT_LIST_HEAD(&a->pools);
+}
+
+/*
+ * SETUP: the client charges dmem if the region is there now. Not at open:
+ * the daemon's own file is opened as a client, and would hold the region.
+ */
+void axon_dmem_setup(struct axon_dmem_acct *a)
+{
+	mutex_lock(&a->lock);
+	mutex_lock(&axon_dmem_mutex);
+	if (!a->region && axon_dmem_cur) {
+		a->region = axon_dmem_cur;
+		kref_get(&a->region->ref);
+	}
+	mutex_unlock(&axon_dmem_mutex);
+	mutex_unlock(&a->lock);
+}
+
+/* The client is freed: nothing may be left but its region reference. */
+void axon_dmem_acct_release(struct axon_dmem_acct *a)
+{
+	if (!a->region)
+		return;
+	mutex_lock(&a->lock);
+	axon_dmem_give_back(a, 0, true);
+	mutex_unlock(&a->lock);
+	WARN_ON(!list_empty(&a->pools));
+	kref_put(&a->region->ref, axon_dmem_region_free);
+	a->region = NULL;
+}
+
+static int axon_dmem_capacity_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	struct axon_dmem_region *rg = NULL;
+	char *end;
+	u64 cap;
+	int ret = 0;
+
+	cap = memparse(val, &end);
+	if (end == val || (*end && strcmp(end, "\n")))
+		return -EINVAL;
+	if (cap) {
+		rg = kzalloc(sizeof(*rg), GFP_KERNEL);
+		if (!rg)
+			return -ENOMEM;
+		kref_init(&rg->ref);
+		rg->capacity = cap;
+	}
+	mutex_lock(&axon_dmem_mutex);
+	/* a client's units are in the old region's pools */
+	if (axon_dmem_cur && kref_read(&axon_dmem_cur->ref) > 1) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (axon_dmem_cur) {
+		kref_put(&axon_dmem_cur->ref, axon_dmem_region_free);
+		axon_dmem_cur = NULL;
+	}
+	if (rg) {
+		rg->r = dmem_cgroup_register_region(cap, "axon");
+		if (IS_ERR_OR_NULL(rg->r)) {
+			ret = rg->r ? PTR_ERR(rg->r) : -EINVAL;
+			goto out;
+		}
+		axon_dmem_cur = rg;
+		rg = NULL;
+	}
+out:
+	mutex_unlock(&axon_dmem_mutex);
+	kfree(rg);
+	return ret;
+}
+
+static int axon_dmem_capacity_get(char *buf, const struct kernel_param *kp)
+{
+	u64 cap;
+
+	mutex_lock(&axon_dmem_mutex);
+	cap = axon_dmem_cur ? axon_dmem_cur->capacity : 0;
+	mutex_unlock(&axon_dmem_mutex);
+	return sysfs_emit(buf, "%llu\n", cap);
+}
+
+/* Module exit: every client is gone. */
+void axon_dmem_exit(void)
+{
+	mutex_lock(&axon_dmem_mutex);
+	if (axon_dmem_cur) {
+		WARN_ON(kref_read(&axon_dmem_cur->ref) != 1);
+		kref_put(&axon_dmem_cur->ref, axon_dmem_region_free);
+		axon_dmem_cur = NULL;
+	}
+	mutex_unlock(&axon_dmem_mutex);
+}
+
+#else /* !CONFIG_CGROUP_DMEM */
+
+void axon_dmem_acct_init(struct axon_dmem_acct *a)
+{
+	mutex_init(&a->lock);
+	INIT_LIST_HEAD(&a->pools);
+}
+
+void axon_dmem_setup(struct axon_dmem_acct *a)
+{
+}
+
+void axon_dmem_acct_release(struct axon_dmem_acct *a)
+{
+}
+
+long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
+{
+	struct axon_reserve r;
+
+	if (copy_from_user(&r, ur, sizeof(r)))
+		return -EFAULT;
+	if ((r.flags & ~AXON_RESERVE_F_ALL) || r.resv)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+int axon_dmem_consume(struct axon_dmem_acct *a, u64 charged)
+{
+	return 0;
+}
+
+void axon_dmem_give_back(struct axon_dmem_acct *a, u64 charged, bool final)
+{
+}
+
+static int axon_dmem_capacity_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	char *end;
+	u64 cap = memparse(val, &end);
+
+	if (end == val || (*end && strcmp(end, "\n")))
+		return -EINVAL;
+	return cap ? -EOPNOTSUPP : 0;
+}
+
+static int axon_dmem_capacity_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "0\n");
+}
+
+void axon_dmem_exit(void)
+{
+}
+
+#endif
+
+static const struct kernel_param_ops axon_dmem_capacity_ops = {
+	.set = axon_dmem_capacity_set,
+	.get = axon_dmem_capacity_get,
+};
+
+module_param_cb(dmem_capacity, &axon_dmem_capacity_ops, NULL, 0644);
+MODULE_PARM_DESC(dmem_capacity,
+		 "device memory shared through axon (bytes, K/M/G suffixes); non-zero charges clients opened afterwards through the dmem cgroup controller, region \"axon\" (needs CONFIG_CGROUP_DMEM; 0: the module's own counters only)");
