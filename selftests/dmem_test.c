@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -444,6 +445,106 @@ TEST_F(dm, refusals)
 	rclient_end(&r);
 	EXPECT_EQ(0, dmem_value("/axd/a", "current"));
 	ASSERT_EQ(0, tdaemon_attach(&self->d));
+}
+
+/*
+ * Races: a client's threads reserve and give back while the daemon
+ * charges and uncharges it, and the client is killed in the middle; no
+ * unit may be lost or left: dmem.current is 0 once it is gone. (The
+ * kernel's own checks, KASAN and lockdep, are the debug kernel's; this one
+ * counts.)
+ */
+struct racer {
+	int fd;
+	unsigned int seed;
+};
+
+static void *race_reserve(void *arg)
+{
+	struct racer *r = arg;
+
+	for (;;) {
+		struct axon_reserve rv = {
+			.bytes = (uint64_t)(rand_r(&r->seed) % 5) * UNIT +
+				 rand_r(&r->seed) % 3,
+			.flags = rand_r(&r->seed) % 3 ? 0 : AXON_RESERVE_F_RELEASE,
+		};
+
+		if (ioctl(r->fd, AXON_IOC_RESERVE, &rv) < 0 &&
+		    errno != EDQUOT && errno != ENOENT)
+			_exit(20);
+	}
+	return NULL;
+}
+
+TEST_F(dm, races)
+{
+	struct axon_event ev;
+	uint64_t charged = 0, id;
+	unsigned int seed = 1;
+	int round;
+
+	NEED_DMEM();
+	ASSERT_EQ(0, dmem_max("/axd", "67108864"));	/* 32 units */
+	for (round = 0; round < 6; round++) {
+		uint64_t end = now_ns() + 300000000ULL;
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			static struct racer rs[3];
+			struct tclient c;
+			pthread_t th;
+			int i;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			close(self->d.fd);
+			if (cg_move(round % 2 ? "/axd/a" : "/axd/b", getpid()) ||
+			    tclient_open(&c) || tclient_setup(&c, 4, 4096))
+				_exit(1);
+			for (i = 0; i < 3; i++) {
+				rs[i].fd = c.fd;
+				rs[i].seed = i + 1;
+				if (pthread_create(&th, NULL, race_reserve, &rs[i]))
+					_exit(2);
+			}
+			/* moves between the two while they run */
+			for (;;) {
+				usleep(20000);
+				cg_move(i++ % 2 ? "/axd/a" : "/axd/b", getpid());
+			}
+		}
+		ASSERT_EQ(1, tdaemon_event(&self->d, &ev, 5000));
+		ASSERT_EQ(0, tdaemon_handle(&self->d, &ev));
+		id = ev.client_id;
+		charged = 0;
+		while (now_ns() < end) {
+			uint64_t n = (rand_r(&seed) % 3) * MiB + rand_r(&seed) % 4096;
+			int ret;
+
+			if (rand_r(&seed) % 2 && n <= charged) {
+				ret = tdaemon_charge(&self->d, id, n, false);
+				EXPECT_EQ(0, ret);
+				if (!ret)
+					charged -= n;
+			} else {
+				ret = tdaemon_charge(&self->d, id, n, true);
+				if (!ret)
+					charged += n;
+				else
+					EXPECT_EQ(-ENOBUFS, ret);
+			}
+			if (round == 5 && now_ns() > end - 150000000ULL)
+				break;	/* killed with charges held */
+		}
+		EXPECT_LE(dmem_value("/axd", "current"), 32 * UNIT);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		tdaemon_loop(&self->d, 100);
+		EXPECT_EQ(0, dmem_value("/axd", "current"));
+		EXPECT_EQ(0, dmem_value("/axd/a", "current"));
+		EXPECT_EQ(0, dmem_value("/axd/b", "current"));
+	}
 }
 
 /* A client opened before dmem was on keeps the module's counters alone. */
