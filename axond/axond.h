@@ -277,6 +277,9 @@ struct client {
 	_Atomic unsigned int queued;	/* work items submitted, not yet done */
 	bool dead;			/* disconnected; teardown under way */
 	_Atomic bool dead_for_worker;
+	/* A charge was refused for want of a dmem reservation: the next own
+	 * OUT_OF_MEMORY completion says so (dispatch_complete). */
+	bool reserve_asked;
 
 	void *backend_priv;
 	/* Shared host regions and descriptors sent for them (ops/hostmem.c;

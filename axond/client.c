@@ -201,9 +201,22 @@ void client_free(struct client *c)
 	}
 }
 
+/*
+ * -ENOBUFS: the kernel charges through the dmem controller and the client
+ * has not reserved enough (kmod.rst §15). Only the client's process can
+ * reserve (dmem charges the caller's cgroup), so its daemon page says how
+ * much was asked, and the op's refusal is marked (AXON_CQE_F_RESERVE,
+ * dispatch_complete): the shim reserves that and makes the call again.
+ */
 int client_charge(struct axond *d, struct client *c, uint64_t bytes)
 {
-	return bytes ? c->xport->charge(d, c, bytes) : 0;
+	int ret = bytes ? c->xport->charge(d, c, bytes) : 0;
+
+	if (ret == -ENOBUFS && c->dpage) {
+		axon_write_once(&c->dpage->reserve_want, bytes);
+		__atomic_store_n(&c->reserve_asked, true, __ATOMIC_RELEASE);
+	}
+	return ret;
 }
 
 void client_uncharge(struct axond *d, struct client *c, uint64_t bytes)

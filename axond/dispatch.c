@@ -71,23 +71,29 @@ void dispatch_wake_client(struct axond *d, struct client *c)
 }
 
 /* Writes one CQE and publishes it; the caller wakes the client. */
-void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
-		       int32_t res, uint64_t aux0, uint64_t aux1)
+static void post_cqe(struct client *c, uint64_t user_data, int32_t res, uint32_t flags,
+		     uint64_t aux0, uint64_t aux1)
 {
 	struct axon_cqe *cqe;
 
-	(void)d;
 	if (c->dead)
 		return;
 	cqe = &c->cqes[c->cq_tail & c->cq_mask];
 	cqe->user_data = user_data;
 	cqe->res = res;
-	cqe->flags = 0;
+	cqe->flags = flags;
 	cqe->aux[0] = aux0;
 	cqe->aux[1] = aux1;
 	c->cq_tail++;
 	/* Pairs with the client's acquire of cq_tail in axon_peek_cqe. */
 	axon_store_release(&c->dpage->cq_tail, c->cq_tail);
+}
+
+void dispatch_post_cqe(struct axond *d, struct client *c, uint64_t user_data,
+		       int32_t res, uint64_t aux0, uint64_t aux1)
+{
+	(void)d;
+	post_cqe(c, user_data, res, 0, aux0, aux1);
 }
 
 /* Marks a context poisoned (and the client, for Local queries). */
@@ -150,11 +156,18 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 	if (c->cq_owed)
 		c->cq_owed--;
 	uint64_t lat = axond_now_ns() - t_start;
+	uint32_t flags = 0;
 
 	if (res) {
 		c->stats.errors++;	/* its own failure; latched ones counted once */
 		if (axon_cu_sticky((uint32_t)res))
 			poison(c, ctx, (uint32_t)res);
+		/* Refused for want of a dmem reservation (client_charge): only
+		 * an op's own failure says so, never a latched one, so the call
+		 * it marks did nothing and may be made again. */
+		if (res == CUDA_ERROR_OUT_OF_MEMORY &&
+		    __atomic_exchange_n(&c->reserve_asked, false, __ATOMIC_ACQ_REL))
+			flags = AXON_CQE_F_RESERVE;
 	} else if (op < AXON_OP_LAST && (op_table[op].flags & OPF_REPORTS_PENDING))
 		res = take_pending(c, ctx);
 	c->stats.lat_hist[lat_bucket(lat)]++;
@@ -164,7 +177,7 @@ void dispatch_complete(struct axond *d, struct client *c, struct ctx *ctx,
 	}
 	if (__builtin_expect(c->ntracers != 0, 0))
 		trace_emit(d, c, AXON_TRACE_COMPLETE, NULL, user_data, op, res, lat);
-	dispatch_post_cqe(d, c, user_data, res, aux0, aux1);
+	post_cqe(c, user_data, res, flags, aux0, aux1);
 }
 
 /* Room for one more owed completion (admission: the CQ never overflows). */

@@ -116,7 +116,11 @@ static void axon_dmem_release_reserved(struct axon_dmem_acct *a, u64 n)
 	}
 }
 
-/* Gives consumed units back until @keep are left. */
+/*
+ * Gives consumed units back until @keep are left: to the reservation while
+ * it is below the client's floor (so that freeing and allocating again
+ * within it needs no new reservation), to dmem above it.
+ */
 static void axon_dmem_release_used(struct axon_dmem_acct *a, u64 keep)
 {
 	struct axon_dmem_rec *rec, *tmp;
@@ -125,6 +129,11 @@ static void axon_dmem_release_used(struct axon_dmem_acct *a, u64 keep)
 		while (a->used > keep && rec->used) {
 			rec->used--;
 			a->used--;
+			if (a->reserved < a->floor) {
+				rec->reserved++;
+				a->reserved++;
+				continue;
+			}
 			if (axon_dmem_unit_put(a, rec))
 				break;
 		}
@@ -171,11 +180,15 @@ undo:
 	return ret;
 }
 
-static int axon_dmem_reserve_locked(struct axon_dmem_acct *a, u64 n)
+/* Tops the reservation up to @want units. */
+static int axon_dmem_reserve_locked(struct axon_dmem_acct *a, u64 want)
 {
-	u64 got;
+	u64 got, n;
 	int ret = 0;
 
+	if (want <= a->reserved)
+		return 0;
+	n = want - a->reserved;
 	if (n > AXON_DMEM_MAX_UNITS - a->reserved - a->used)
 		return -EDQUOT;
 	for (got = 0; got < n; got++) {
@@ -209,7 +222,8 @@ long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
 
 	if (copy_from_user(&r, ur, sizeof(r)))
 		return -EFAULT;
-	if ((r.flags & ~AXON_RESERVE_F_ALL) || r.resv)
+	if ((r.flags & ~AXON_RESERVE_F_ALL) || r.resv ||
+	    hweight32(r.flags) > 1)
 		return -EINVAL;
 	/* dmem charges current's cgroup: it must be the client's */
 	if (!axon_client_is_opener(c))
@@ -221,6 +235,8 @@ long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
 	}
 	if (a->closed)
 		ret = -ENOENT;
+	else if (r.flags & AXON_RESERVE_F_FLOOR)
+		a->floor = min(axon_dmem_units(r.bytes), AXON_DMEM_MAX_UNITS);
 	else if (r.flags & AXON_RESERVE_F_RELEASE)
 		axon_dmem_release_reserved(a, min(r.bytes / AXON_RESERVE_UNIT,
 						  a->reserved));
@@ -228,6 +244,7 @@ long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
 		ret = axon_dmem_reserve_locked(a, axon_dmem_units(r.bytes));
 	r.reserved = a->reserved * AXON_RESERVE_UNIT;
 	r.used = a->used * AXON_RESERVE_UNIT;
+	r.floor = a->floor * AXON_RESERVE_UNIT;
 	mutex_unlock(&a->lock);
 	axon_dbg(CHARGE, "client %llu reserve %llu flags %u: %ld (%llu reserved, %llu used)\n",
 		 c->id, r.bytes, r.flags, ret, r.reserved, r.used);
@@ -279,6 +296,8 @@ int axon_dmem_consume(struct axon_dmem_acct *a, u64 charged)
 void axon_dmem_give_back(struct axon_dmem_acct *a, u64 charged, bool final)
 {
 	lockdep_assert_held(&a->lock);
+	if (final)
+		a->floor = 0;
 	axon_dmem_release_used(a, axon_dmem_units(charged));
 	if (final) {
 		axon_dmem_release_reserved(a, a->reserved);
@@ -408,7 +427,8 @@ long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
 
 	if (copy_from_user(&r, ur, sizeof(r)))
 		return -EFAULT;
-	if ((r.flags & ~AXON_RESERVE_F_ALL) || r.resv)
+	if ((r.flags & ~AXON_RESERVE_F_ALL) || r.resv ||
+	    hweight32(r.flags) > 1)
 		return -EINVAL;
 	return -EOPNOTSUPP;
 }

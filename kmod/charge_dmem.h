@@ -28,6 +28,7 @@ struct axon_reserve;
  * @nr_pools:	entries on @pools, at most AXON_CLIENT_CGROUPS
  * @reserved:	units reserved and not consumed
  * @used:	units consumed by the daemon's charges
+ * @floor:	units an uncharge keeps in the reservation (AXON_RESERVE_F_FLOOR)
  * @closed:	the client ended: no more reservations
  */
 struct axon_dmem_acct {
@@ -37,6 +38,7 @@ struct axon_dmem_acct {
 	unsigned int nr_pools;
 	u64 reserved;
 	u64 used;
+	u64 floor;
 	bool closed;
 };
 

@@ -53,6 +53,64 @@ static void kmod_unmap(struct axon_ring *r)
 	}
 }
 
+static int kmod_reserve(int fd, uint64_t bytes, uint32_t flags, struct axon_reserve *out)
+{
+	struct axon_reserve rv = { .bytes = bytes, .flags = flags };
+	int ret = ioctl(fd, AXON_IOC_RESERVE, &rv) < 0 ? -errno : 0;
+
+	if (out)
+		*out = rv;
+	return ret;
+}
+
+/*
+ * The reservation back at the floor: what is above goes back to dmem; what
+ * is below is reserved, as much of it as dmem.max lets (halving the step
+ * until a unit).
+ */
+static void kmod_settle(int fd)
+{
+	struct axon_reserve rv;
+	uint64_t step;
+
+	if (kmod_reserve(fd, 0, 0, &rv))
+		return;
+	if (rv.reserved > rv.floor) {
+		kmod_reserve(fd, rv.reserved - rv.floor, AXON_RESERVE_F_RELEASE, NULL);
+		return;
+	}
+	for (step = rv.floor - rv.reserved; step >= AXON_RESERVE_UNIT; step /= 2)
+		if (kmod_reserve(fd, rv.reserved + step, 0, NULL) != -EDQUOT)
+			return;
+}
+
+/*
+ * Where charges go through dmem (kmod.rst §15): the minting credit is what
+ * the shim allocates without asking, and the daemon charges those
+ * allocations while we are not waiting, so it is the floor, kept reserved
+ * across frees; reserved now as far as dmem.max lets.
+ */
+static void kmod_dmem_setup(struct axon_ring *r)
+{
+	if (kmod_reserve(r->dev_fd, r->params.mint_credit, AXON_RESERVE_F_FLOOR, NULL))
+		return;		/* EOPNOTSUPP: no dmem */
+	r->dmem = 1;
+	kmod_settle(r->dev_fd);
+}
+
+int axon_reserve(struct axon_ring *r, uint64_t bytes)
+{
+	if (r->transport != AXON_TRANSPORT_KMOD || !r->dmem)
+		return -EOPNOTSUPP;
+	return kmod_reserve(r->dev_fd, bytes, 0, NULL);
+}
+
+void axon_reserve_settle(struct axon_ring *r)
+{
+	if (r->transport == AXON_TRANSPORT_KMOD && r->dmem)
+		kmod_settle(r->dev_fd);
+}
+
 static int kmod_connect(const char *path, const struct axon_params *req,
 			struct axon_ring *r, char *err, size_t errlen)
 {
@@ -131,6 +189,7 @@ static int kmod_connect(const char *path, const struct axon_params *req,
 	r->data = ptr[5];
 	r->data_size = p.data_size;
 	r->sock_fd = r->doorbell_fd = -1;
+	kmod_dmem_setup(r);
 	return 0;
 
 err_unmap:

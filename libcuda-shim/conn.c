@@ -223,6 +223,7 @@ static void reap_ready(void)
 
 		if (w) {
 			w->res = cqe->res;
+			w->flags = cqe->flags;
 			w->aux[0] = cqe->aux[0];
 			w->aux[1] = cqe->aux[1];
 			__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
@@ -350,9 +351,45 @@ CUresult shim_reap_once(void)
 	return CUDA_SUCCESS;
 }
 
+/* Calls made again after reserving what the daemon asked for. */
+#define RESERVE_TRIES	4
+
+/*
+ * Where the kernel charges through the dmem controller, the daemon refuses
+ * a call whose charge our reservation cannot cover, marking its completion
+ * (AXON_CQE_F_RESERVE: nothing was done) and naming the bytes in the daemon
+ * page; only this process can reserve (dmem charges the caller's cgroup).
+ * The call's SQE and data are still ours, so the same request goes again.
+ * After it the reservation goes back to the credit's floor
+ * (axon_reserve_settle): the call may have consumed the floor's units,
+ * which deferred allocations need.
+ */
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
 {
-	axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)w);
-	w->op = sqe->opcode;
-	return shim_wait(w);
+	struct axon_sqe again = *sqe;
+	unsigned int tries = 0;
+	CUresult r;
+
+	for (;;) {
+		axon_sqe_set_data(sqe, (uint64_t)(uintptr_t)w);
+		w->op = sqe->opcode;
+		w->flags = 0;
+		r = shim_wait(w);
+		if (r != CUDA_ERROR_OUT_OF_MEMORY || !(w->flags & AXON_CQE_F_RESERVE) ||
+		    tries == RESERVE_TRIES ||
+		    axon_reserve(&shim.ring, __atomic_load_n(&shim.ring.dpage->reserve_want,
+							    __ATOMIC_RELAXED)))
+			break;
+		tries++;
+		sqe = shim_sqe();
+		if (!sqe) {
+			r = shim_gone_error();
+			break;
+		}
+		*sqe = again;
+		__atomic_store_n(&w->done, false, __ATOMIC_RELAXED);
+	}
+	if (tries)
+		axon_reserve_settle(&shim.ring);
+	return r;
 }

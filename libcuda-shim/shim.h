@@ -24,6 +24,7 @@
 struct shim_waiter {
 	bool done;
 	int32_t res;
+	uint32_t flags;		/* the completion's AXON_CQE_F_* */
 	uint64_t aux[2];
 	uint32_t op;		/* for the profile (profile.c) */
 };

@@ -320,12 +320,16 @@ TEST_F(dm, dmem_max_refuses)
 	a = rclient_reserve(&r, 3 * UNIT);
 	ASSERT_EQ(0, a.ret);
 	/* 2 more would pass a's 4 units: none of them is kept */
-	a = rclient_reserve(&r, 2 * UNIT);
+	a = rclient_reserve(&r, 5 * UNIT);
 	EXPECT_EQ(-EDQUOT, a.ret);
 	EXPECT_EQ(3 * UNIT, a.reserved);
 	EXPECT_EQ(3 * UNIT, dmem_value("/axd/a", "current"));
-	a = rclient_reserve(&r, UNIT);
+	a = rclient_reserve(&r, 4 * UNIT);
 	EXPECT_EQ(0, a.ret);
+	/* a top-up to what is there reserves nothing more */
+	a = rclient_reserve(&r, 4 * UNIT);
+	EXPECT_EQ(0, a.ret);
+	EXPECT_EQ(4 * UNIT, dmem_value("/axd/a", "current"));
 	/* the sibling runs into the parent's 5 */
 	a = rclient_reserve(&s, 2 * UNIT);
 	EXPECT_EQ(-EDQUOT, a.ret);
@@ -350,6 +354,51 @@ TEST_F(dm, dmem_max_refuses)
 }
 
 /*
+ * The floor: units an uncharge frees stay reserved while the reservation
+ * is below it (the client allocates again without reserving), and go back
+ * to dmem above it; the daemon's detach keeps them the same way; the end
+ * of the client gives everything back.
+ */
+TEST_F(dm, floor)
+{
+	struct rclient r;
+	struct rans a;
+
+	NEED_DMEM();
+	ASSERT_EQ(0, rclient_start(&r, &self->d, "/axd/a"));
+	a = rclient_do(&r, 'f', 3 * UNIT - 1, AXON_RESERVE_F_FLOOR, 0);
+	ASSERT_EQ(0, a.ret);
+	EXPECT_EQ(0, a.reserved);
+	a = rclient_reserve(&r, 4 * UNIT);
+	ASSERT_EQ(0, a.ret);
+	EXPECT_EQ(0, tdaemon_charge(&self->d, r.id, 4 * UNIT, true));
+	/* freed: three back to the reservation (the floor), one to dmem */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, r.id, 4 * UNIT, false));
+	a = rclient_reserve(&r, 0);
+	EXPECT_EQ(3 * UNIT, a.reserved);
+	EXPECT_EQ(0, a.used);
+	EXPECT_EQ(3 * UNIT, dmem_value("/axd/a", "current"));
+	/* allocated again without a reservation */
+	EXPECT_EQ(0, tdaemon_charge(&self->d, r.id, 3 * UNIT, true));
+	EXPECT_EQ(-ENOBUFS, tdaemon_charge(&self->d, r.id, 1, true));
+	/* the detach gives consumed units back to the reservation too */
+	tdaemon_close(&self->d);
+	a = rclient_reserve(&r, 0);
+	EXPECT_EQ(3 * UNIT, a.reserved);
+	EXPECT_EQ(0, a.used);
+	EXPECT_EQ(3 * UNIT, dmem_value("/axd/a", "current"));
+	/* a lower floor keeps what is reserved; a release gives it back */
+	a = rclient_do(&r, 'f', 0, AXON_RESERVE_F_FLOOR, 0);
+	EXPECT_EQ(0, a.ret);
+	EXPECT_EQ(3 * UNIT, a.reserved);
+	a = rclient_do(&r, 'f', ~0ULL, AXON_RESERVE_F_RELEASE, 0);
+	EXPECT_EQ(0, a.reserved);
+	EXPECT_EQ(0, dmem_value("/axd/a", "current"));
+	rclient_end(&r);
+	ASSERT_EQ(0, tdaemon_attach(&self->d));
+}
+
+/*
  * memcg's rule: a client that moved reserves in its new cgroup; what it
  * reserved before stays where it was; consumed units go back most
  * recently reserved first.
@@ -364,7 +413,7 @@ TEST_F(dm, follows_the_cgroup)
 	a = rclient_reserve(&r, UNIT);
 	ASSERT_EQ(0, a.ret);
 	ASSERT_EQ(0, cg_move("/axd/b", r.pid));
-	a = rclient_reserve(&r, UNIT);
+	a = rclient_reserve(&r, 2 * UNIT);
 	ASSERT_EQ(0, a.ret);
 	EXPECT_EQ(UNIT, dmem_value("/axd/a", "current"));
 	EXPECT_EQ(UNIT, dmem_value("/axd/b", "current"));
@@ -391,7 +440,9 @@ TEST_F(dm, refusals)
 
 	NEED_DMEM();
 	ASSERT_EQ(0, rclient_start(&r, &self->d, "/axd/a"));
-	EXPECT_EQ(-EINVAL, rclient_do(&r, 'e', UNIT, 0x2, 0).ret);
+	EXPECT_EQ(-EINVAL, rclient_do(&r, 'e', UNIT, 0x4, 0).ret);
+	EXPECT_EQ(-EINVAL, rclient_do(&r, 'e', UNIT, AXON_RESERVE_F_RELEASE |
+				      AXON_RESERVE_F_FLOOR, 0).ret);
 	EXPECT_EQ(-EINVAL, rclient_do(&r, 'e', UNIT, 0, 1).ret);
 	a = rclient_reserve(&r, UINT64_MAX);
 	EXPECT_EQ(-EDQUOT, a.ret);

@@ -175,7 +175,8 @@ START_TEST(test_daemon_page)
 	FIELD(T, mint_credit, 152, 8);
 	FIELD(T, devout_pending, 160, 4);
 	FIELD(T, gone_error, 164, 4);
-	FIELD(T, resv2, 168, 24);
+	FIELD(T, reserve_want, 168, 8);
+	FIELD(T, resv2, 176, 16);
 	ck_assert_uint_ne(offsetof(T, sq_head) / AXON_CACHELINE,
 			  offsetof(T, cq_tail) / AXON_CACHELINE);
 	ck_assert_uint_ne(offsetof(T, cq_tail) / AXON_CACHELINE,
@@ -404,14 +405,16 @@ START_TEST(test_enter_charge)
 	FIELD(struct axon_charge, kind, 16, 4);
 	FIELD(struct axon_charge, resv, 20, 4);
 
-	SIZE(struct axon_reserve, 32);
+	SIZE(struct axon_reserve, 40);
 	FIELD(struct axon_reserve, bytes, 0, 8);
 	FIELD(struct axon_reserve, flags, 8, 4);
 	FIELD(struct axon_reserve, resv, 12, 4);
 	FIELD(struct axon_reserve, reserved, 16, 8);
 	FIELD(struct axon_reserve, used, 24, 8);
+	FIELD(struct axon_reserve, floor, 32, 8);
 	ck_assert_uint_eq(AXON_RESERVE_UNIT, 2u << 20);
 	ck_assert_uint_eq(AXON_RESERVE_F_RELEASE, 1);
+	ck_assert_uint_eq(AXON_RESERVE_F_FLOOR, 2);
 }
 END_TEST
 

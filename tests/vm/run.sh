@@ -80,7 +80,7 @@ wants() { [ -z "${AXON_VM_TESTS:-}" ] || echo " $AXON_VM_TESTS " | grep -q " $1 
 if [ -n "${AXON_VM_TESTS:-}" ]; then
 	for t in $AXON_VM_TESTS; do
 		case $t in
-		e2e_test|limits_test|isolation_test) ;;	# scripts, below
+		e2e_test|limits_test|isolation_test|dmemlimit_test) ;;	# scripts, below
 		*) cp "$build/selftests/$t" "$base/axon/selftests/" ;;
 		esac
 	done
@@ -89,8 +89,9 @@ else
 fi
 # End to end: a driver-API program through the shim, /dev/axon and axond
 # (e2e_test); cgroup limits through axonctl over netlink (limits_test);
-# /dev/axon clients of --isolation=process's workers (isolation_test).
-if wants e2e_test || wants limits_test || wants isolation_test; then
+# /dev/axon clients of --isolation=process's workers (isolation_test);
+# dmem.max on the current kernel (dmemlimit_test).
+if wants e2e_test || wants limits_test || wants isolation_test || wants dmemlimit_test; then
 	for f in bin/axond lib/libcuda.so.1 lib/axon-sim-kernels.so tests/bin/vecadd \
 		 tests/data/kernels.cubin tests/data/kernels.fatbin tests/data/kernels.ptx; do
 		[ -f "$build/$f" ] || die "no $build/$f: run make all test-progs"
@@ -104,6 +105,7 @@ if wants e2e_test || wants limits_test || wants isolation_test; then
 	cp "$build"/tests/data/kernels.cubin "$build"/tests/data/kernels.fatbin \
 	   "$build"/tests/data/kernels.ptx "$base/axon/e2e/data/"
 	! wants e2e_test || cp "$src/tests/vm/e2e_test" "$base/axon/selftests/"
+	! wants dmemlimit_test || cp "$src/tests/vm/dmemlimit_test" "$base/axon/selftests/"
 fi
 if wants limits_test || wants isolation_test; then
 	[ -f "$build/bin/axonctl" ] || die "no $build/bin/axonctl: run make all"

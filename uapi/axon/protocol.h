@@ -220,7 +220,7 @@ enum axon_occ_query {
  * struct axon_cqe - one completion, 32 bytes
  * @user_data:	from the SQE
  * @res:	CUresult
- * @flags:	reserved, 0
+ * @flags:	AXON_CQE_F_*
  * @aux:	returned values (new handle, address, sizes), per operation
  */
 struct axon_cqe {
@@ -229,6 +229,14 @@ struct axon_cqe {
 	__u32	flags;
 	__u64	aux[2];
 };
+
+/*
+ * The op failed (CUDA_ERROR_OUT_OF_MEMORY) because the kernel charges
+ * through the dmem controller and the client had not reserved enough
+ * (<linux/axon.h>, struct axon_reserve): nothing was done; reserve the
+ * daemon page's reserve_want bytes and make the call again.
+ */
+#define AXON_CQE_F_RESERVE	0x1U
 
 /* ------------------------------------------------------------------------ */
 /* Operations                                                               */

@@ -129,7 +129,14 @@ struct axon_daemon_page {
 	 * restart): the CUresult the client should answer from then on.
 	 */
 	__u32 gone_error;
-	__u32 resv2[6];
+	/*
+	 * Where charges go through the dmem controller (struct axon_reserve):
+	 * the bytes of the last charge refused for want of a reservation
+	 * (written before the completion marked AXON_CQE_F_RESERVE), so that
+	 * the client reserves them and asks again.
+	 */
+	__u64 reserve_want;
+	__u32 resv2[4];
 };
 
 /* The daemon is asleep: a client that submitted must ring the doorbell. */
@@ -321,13 +328,16 @@ struct axon_charge {
 
 /**
  * struct axon_reserve - AXON_IOC_RESERVE argument (client)
- * @bytes:	in: device memory to reserve, rounded up to whole
- *		AXON_RESERVE_UNITs; with AXON_RESERVE_F_RELEASE, the
- *		unconsumed reservation to give back (rounded down; ~0 for all)
- * @flags:	AXON_RESERVE_F_*
+ * @bytes:	in: the unconsumed reservation wanted: it is topped up to at
+ *		least this (rounded up to whole AXON_RESERVE_UNITs), so a
+ *		repeated call reserves nothing more; with AXON_RESERVE_F_RELEASE, the
+ *		unconsumed reservation to give back (rounded down; ~0 for all);
+ *		with AXON_RESERVE_F_FLOOR, the floor (rounded up)
+ * @flags:	AXON_RESERVE_F_*, at most one
  * @resv:	must be zero
  * @reserved:	out: bytes reserved and not yet consumed
  * @used:	out: bytes consumed by the daemon's charges
+ * @floor:	out: the floor
  *
  * Where the module charges device memory through the kernel's dmem cgroup
  * controller (the dmem_capacity module parameter, on a kernel with
@@ -337,7 +347,9 @@ struct axon_charge {
  * against dmem.max of it and every ancestor, and a device-memory CHARGE of
  * the daemon consumes whole units of the reservation (-ENOBUFS when it
  * falls short, nothing charged). An UNCHARGE gives consumed units back to
- * dmem, not to the reservation, so that dmem.current is what is in use
+ * the reservation while it is below the client's floor (0 until set with
+ * AXON_RESERVE_F_FLOOR: what the client may allocate again without a new
+ * reservation), to dmem above it, so that dmem.current is what is in use
  * plus what is reserved; the end of the client gives back everything.
  *
  * The out fields are written on every return past the argument checks, so
@@ -356,11 +368,13 @@ struct axon_reserve {
 	__u32 resv;
 	__u64 reserved;
 	__u64 used;
+	__u64 floor;
 };
 
 #define AXON_RESERVE_UNIT	(2ULL << 20)
 #define AXON_RESERVE_F_RELEASE	0x1U
-#define AXON_RESERVE_F_ALL	AXON_RESERVE_F_RELEASE
+#define AXON_RESERVE_F_FLOOR	0x2U
+#define AXON_RESERVE_F_ALL	(AXON_RESERVE_F_RELEASE | AXON_RESERVE_F_FLOOR)
 
 /**
  * struct axon_accept - AXON_IOC_ACCEPT argument (daemon)

@@ -74,6 +74,8 @@ struct axon_ring {
 						 * AXON_SPIN_FOREVER: never sleep */
 	uint64_t		doorbells;	/* doorbell writes (stats) */
 	uint64_t		sleeps;		/* futex sleeps (stats) */
+	int			dmem;		/* kmod: charges need our
+						 * reservation (axon_reserve) */
 };
 
 /* ring->spin_ns: wait for completions without ever sleeping. */
@@ -230,6 +232,30 @@ struct axon_dlimit {
  */
 int axon_daemon_limit(const char *addr, int cgroup_fd, int set, uint64_t limit,
 		      struct axon_dlimit *out, char *err, size_t errlen);
+
+/**
+ * axon_reserve() - reserve device memory for the daemon's charges
+ * @bytes:	the unconsumed reservation wanted (rounded up to AXON_RESERVE_UNIT)
+ *
+ * Where the kernel charges device memory through the dmem cgroup
+ * controller (ring->dmem; Documentation/kmod.rst §15), the daemon's charges
+ * consume what the client reserved in its own process, charged to its
+ * cgroup against dmem.max. axon_connect reserves the minting credit (the
+ * floor kept across frees); a call the daemon refused for want of more
+ * (AXON_CQE_F_RESERVE, the daemon page's reserve_want) reserves that and
+ * asks again. Tops the reservation up to @bytes: a repeated call reserves
+ * nothing more. Returns 0, -EOPNOTSUPP (no dmem here), -EDQUOT (dmem.max), or
+ * another negative errno.
+ */
+int axon_reserve(struct axon_ring *ring, uint64_t bytes);
+
+/**
+ * axon_reserve_settle() - bring the reservation back to the floor (after a
+ * call that reserved for itself, which may also have consumed the floor's):
+ * what is above goes back, what is below is reserved as far as dmem.max
+ * lets; nothing where there is no dmem
+ */
+void axon_reserve_settle(struct axon_ring *ring);
 
 /** axon_op_name() - "MEMCPY_HTOD" for AXON_OP_MEMCPY_HTOD, "?" if unknown */
 const char *axon_op_name(unsigned int op);
