@@ -105,8 +105,8 @@ START_TEST(test_stats)
 
 	connect_client();
 	ck_assert_int_eq(axonctl("stats", NULL), 0);
-	ck_assert_msg(strstr(out, "axond 2.0") && strstr(out, "backend sim"),
-		      "no daemon line");
+	snprintf(want, sizeof(want), "axond %u.%u", AXON_ABI_MAJOR, AXON_ABI_MINOR);
+	ck_assert_msg(strstr(out, want) && strstr(out, "backend sim"), "no daemon line");
 	ck_assert_msg(strstr(out, "axon sim device"), "no device line");
 	ck_assert_msg(strstr(out, "PID") && strstr(out, "P99"), "no table header");
 	snprintf(want, sizeof(want), " %d ", (int)getpid());
