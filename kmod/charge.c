@@ -134,16 +134,23 @@ int axon_charge(struct axon_client *c, unsigned int kind, u64 bytes)
 		return 0;
 	cgrp = axon_client_cgroup_now(c);
 	if (axon_dmem_charges(c, kind)) {
+		u64 now;
+
+		/*
+		 * The reservation first: a charge it cannot cover leaves no
+		 * trace in the counters (peak, stats, a sibling's limit).
+		 */
 		mutex_lock(&c->dmem.lock);
-		ret = axon_tree_charge(&axon_tree, &c->charge, cgrp, kind, bytes,
-				       &hit);
-		if (!ret) {
-			ret = axon_dmem_consume(&c->dmem,
-						READ_ONCE(c->charge.charged[kind]));
-			if (ret)
-				axon_tree_uncharge(&axon_tree, &c->charge, kind,
-						   bytes);
-		}
+		now = READ_ONCE(c->charge.charged[kind]);
+		if (now > U64_MAX - bytes)
+			ret = -EOVERFLOW;
+		else if (!axon_dmem_covers(&c->dmem, now + bytes))
+			ret = -ENOBUFS;
+		else
+			ret = axon_tree_charge(&axon_tree, &c->charge, cgrp, kind,
+					       bytes, &hit);
+		if (!ret)
+			WARN_ON(axon_dmem_consume(&c->dmem, now + bytes));
 		mutex_unlock(&c->dmem.lock);
 	} else {
 		ret = axon_tree_charge(&axon_tree, &c->charge, cgrp, kind,

@@ -142,69 +142,138 @@ static void axon_dmem_release_used(struct axon_dmem_acct *a, u64 keep)
 	}
 }
 
-/* One unit more, charged to current's cgroup: 0 or a negative errno. */
-static int axon_dmem_unit_get(struct axon_dmem_acct *a)
+/*
+ * What one client may hold, reserved and used: 1 TiB, and no more than the
+ * region's capacity.
+ */
+static u64 axon_dmem_max_units(const struct axon_dmem_acct *a)
 {
-	struct dmem_cgroup_pool_state *pool, *limit = NULL;
-	struct axon_dmem_rec *rec;
-	int ret;
-
-	ret = dmem_cgroup_try_charge(a->region->r, AXON_RESERVE_UNIT, &pool,
-				     &limit);
-	if (ret) {
-		dmem_cgroup_pool_state_put(limit);
-		return ret == -EAGAIN ? -EDQUOT : ret;
-	}
-	list_for_each_entry(rec, &a->pools, node)
-		if (rec->pool == pool)
-			goto found;
-	if (a->nr_pools == AXON_CLIENT_CGROUPS) {
-		ret = -ENOSPC;
-		goto undo;
-	}
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL_ACCOUNT);
-	if (!rec) {
-		ret = -ENOMEM;
-		goto undo;
-	}
-	rec->pool = pool;
-	list_add(&rec->node, &a->pools);
-	a->nr_pools++;
-found:
-	list_move(&rec->node, &a->pools);
-	rec->reserved++;
-	a->reserved++;
-	return 0;
-undo:
-	dmem_cgroup_uncharge(pool, AXON_RESERVE_UNIT);
-	return ret;
+	return min(AXON_DMEM_MAX_UNITS, a->region->capacity / AXON_RESERVE_UNIT);
 }
 
-/* Tops the reservation up to @want units. */
-static int axon_dmem_reserve_locked(struct axon_dmem_acct *a, u64 want)
-{
-	u64 got, n;
-	int ret = 0;
+/*
+ * Units charged to current's cgroup without the client's lock, by pool
+ * (a client holds units in at most AXON_CLIENT_CGROUPS pools): a large
+ * reservation takes a while, and the daemon's charges for the client must
+ * not wait on it.
+ */
+struct axon_dmem_batch {
+	struct dmem_cgroup_pool_state *pool[AXON_CLIENT_CGROUPS];
+	u64 n[AXON_CLIENT_CGROUPS];
+	unsigned int nr;
+};
 
-	if (want <= a->reserved)
-		return 0;
-	n = want - a->reserved;
-	if (n > AXON_DMEM_MAX_UNITS - a->reserved - a->used)
-		return -EDQUOT;
+static void axon_dmem_batch_put(struct axon_dmem_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++)
+		for (; b->n[i]; b->n[i]--)
+			dmem_cgroup_uncharge(b->pool[i], AXON_RESERVE_UNIT);
+	b->nr = 0;
+}
+
+static int axon_dmem_batch_get(struct dmem_cgroup_region *r, u64 n,
+			       struct axon_dmem_batch *b)
+{
+	struct dmem_cgroup_pool_state *pool, *limit;
+	unsigned int i;
+	u64 got;
+	int ret;
+
 	for (got = 0; got < n; got++) {
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		limit = NULL;
+		ret = dmem_cgroup_try_charge(r, AXON_RESERVE_UNIT, &pool, &limit);
+		if (ret) {
+			dmem_cgroup_pool_state_put(limit);
+			return ret == -EAGAIN ? -EDQUOT : ret;
 		}
-		ret = axon_dmem_unit_get(a);
-		if (ret)
-			break;
+		for (i = 0; i < b->nr && b->pool[i] != pool; i++)
+			;
+		if (i == b->nr) {
+			if (b->nr == AXON_CLIENT_CGROUPS) {
+				dmem_cgroup_uncharge(pool, AXON_RESERVE_UNIT);
+				return -ENOSPC;
+			}
+			b->pool[i] = pool;
+			b->n[i] = 0;
+			b->nr++;
+		}
+		b->n[i]++;
 		if (!(got % 256))
 			cond_resched();
 	}
-	if (ret)
-		axon_dmem_release_reserved(a, got);
-	return ret;
+	return 0;
+}
+
+/* The record of @pool, or NULL. */
+static struct axon_dmem_rec *axon_dmem_rec_of(struct axon_dmem_acct *a,
+					      struct dmem_cgroup_pool_state *pool)
+{
+	struct axon_dmem_rec *rec;
+
+	list_for_each_entry(rec, &a->pools, node)
+		if (rec->pool == pool)
+			return rec;
+	return NULL;
+}
+
+/*
+ * Takes the batch's units into @a's reservation, all or nothing: 0, or
+ * -ENOSPC (more than AXON_CLIENT_CGROUPS pools), -ENOMEM; @b is empty on
+ * success and untouched on failure.
+ */
+static int axon_dmem_batch_merge(struct axon_dmem_acct *a,
+				 struct axon_dmem_batch *b)
+{
+	struct axon_dmem_rec *fresh[AXON_CLIENT_CGROUPS], *rec;
+	unsigned int i, nfresh = 0;
+
+	lockdep_assert_held(&a->lock);
+	for (i = 0; i < b->nr; i++)
+		if (!axon_dmem_rec_of(a, b->pool[i]))
+			nfresh++;
+	if (a->nr_pools + nfresh > AXON_CLIENT_CGROUPS)
+		return -ENOSPC;
+	for (i = 0; i < nfresh; i++) {
+		fresh[i] = kzalloc(sizeof(*fresh[i]), GFP_KERNEL_ACCOUNT);
+		if (!fresh[i]) {
+			while (i--)
+				kfree(fresh[i]);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < b->nr; i++) {
+		rec = axon_dmem_rec_of(a, b->pool[i]);
+		if (!rec) {
+			rec = fresh[--nfresh];
+			rec->pool = b->pool[i];
+			list_add(&rec->node, &a->pools);
+			a->nr_pools++;
+		}
+		list_move(&rec->node, &a->pools);
+		rec->reserved += b->n[i];
+		a->reserved += b->n[i];
+		b->n[i] = 0;
+	}
+	b->nr = 0;
+	return 0;
+}
+
+/* The units to charge for topping @a's reservation up to @want. */
+static int axon_dmem_shortfall(const struct axon_dmem_acct *a, u64 want, u64 *n)
+{
+	u64 max = axon_dmem_max_units(a);
+
+	*n = 0;
+	if (want <= a->reserved)
+		return 0;
+	if (a->reserved + a->used > max || want - a->reserved > max - a->reserved - a->used)
+		return -EDQUOT;
+	*n = want - a->reserved;
+	return 0;
 }
 
 /**
@@ -212,12 +281,19 @@ static int axon_dmem_reserve_locked(struct axon_dmem_acct *a, u64 want)
  * @c:		the client
  * @ur:		struct axon_reserve
  *
+ * The units are charged with the client's lock dropped and taken into its
+ * reservation under it, all or nothing; a concurrent reservation of the
+ * same client may have covered part of the request meanwhile, which keeps
+ * what both asked for (at most the per-client bound).
+ *
  * Return: 0 or a negative errno, as the uapi header gives them.
  */
 long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
 {
 	struct axon_dmem_acct *a = &c->dmem;
+	struct axon_dmem_batch b = { .nr = 0 };
 	struct axon_reserve r;
+	u64 n = 0, check;
 	long ret = 0;
 
 	if (copy_from_user(&r, ur, sizeof(r)))
@@ -236,22 +312,54 @@ long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur)
 	if (a->closed)
 		ret = -ENOENT;
 	else if (r.flags & AXON_RESERVE_F_FLOOR)
-		a->floor = min(axon_dmem_units(r.bytes), AXON_DMEM_MAX_UNITS);
+		a->floor = min(axon_dmem_units(r.bytes), axon_dmem_max_units(a));
 	else if (r.flags & AXON_RESERVE_F_RELEASE)
 		axon_dmem_release_reserved(a, min(r.bytes / AXON_RESERVE_UNIT,
 						  a->reserved));
 	else
-		ret = axon_dmem_reserve_locked(a, axon_dmem_units(r.bytes));
+		ret = axon_dmem_shortfall(a, axon_dmem_units(r.bytes), &n);
+	if (n) {
+		/*
+		 * The region stays until the client is freed, which is not
+		 * before this ioctl returns.
+		 */
+		mutex_unlock(&a->lock);
+		ret = axon_dmem_batch_get(a->region->r, n, &b);
+		mutex_lock(&a->lock);
+		if (!ret && a->closed)
+			ret = -ENOENT;
+		if (!ret && axon_dmem_shortfall(a, a->reserved + n, &check))
+			ret = -EDQUOT;
+		if (!ret)
+			ret = axon_dmem_batch_merge(a, &b);
+	}
 	r.reserved = a->reserved * AXON_RESERVE_UNIT;
 	r.used = a->used * AXON_RESERVE_UNIT;
 	r.floor = a->floor * AXON_RESERVE_UNIT;
 	mutex_unlock(&a->lock);
+	/* a refused reservation keeps nothing of this call */
+	axon_dmem_batch_put(&b);
 	axon_dbg(CHARGE, "client %llu reserve %llu flags %u: %ld (%llu reserved, %llu used)\n",
 		 c->id, r.bytes, r.flags, ret, r.reserved, r.used);
 	/* what the client holds now, refused or not */
 	if (copy_to_user(ur, &r, sizeof(r)))
 		ret = -EFAULT;
 	return ret;
+}
+
+/**
+ * axon_dmem_covers() - would the reservation cover a charge
+ * @a:		the client's units, @a->lock held
+ * @charged:	the client's device-memory bytes charged, the charge in
+ *
+ * Return: true if axon_dmem_consume() of @charged would succeed.
+ */
+bool axon_dmem_covers(const struct axon_dmem_acct *a, u64 charged)
+{
+	u64 need = axon_dmem_units(charged);
+
+	lockdep_assert_held(&a->lock);
+	return need <= a->used || need - a->used <= a->reserved;
 }
 
 /**
@@ -327,6 +435,20 @@ void axon_dmem_setup(struct axon_dmem_acct *a)
 	mutex_unlock(&a->lock);
 }
 
+/* A SETUP that failed after axon_dmem_setup(): the region goes back. */
+void axon_dmem_unsetup(struct axon_dmem_acct *a)
+{
+	struct axon_dmem_region *rg;
+
+	mutex_lock(&a->lock);
+	rg = list_empty(&a->pools) ? a->region : NULL;
+	if (rg)
+		a->region = NULL;
+	mutex_unlock(&a->lock);
+	if (rg)
+		kref_put(&rg->ref, axon_dmem_region_free);
+}
+
 /* The client is freed: nothing may be left but its region reference. */
 void axon_dmem_acct_release(struct axon_dmem_acct *a)
 {
@@ -364,19 +486,18 @@ static int axon_dmem_capacity_set(const char *val,
 		ret = -EBUSY;
 		goto out;
 	}
-	if (axon_dmem_cur) {
-		kref_put(&axon_dmem_cur->ref, axon_dmem_region_free);
-		axon_dmem_cur = NULL;
-	}
+	/* the new region first: a failure leaves the old one in place */
 	if (rg) {
 		rg->r = dmem_cgroup_register_region(cap, "axon");
 		if (IS_ERR_OR_NULL(rg->r)) {
 			ret = rg->r ? PTR_ERR(rg->r) : -EINVAL;
 			goto out;
 		}
-		axon_dmem_cur = rg;
-		rg = NULL;
 	}
+	if (axon_dmem_cur)
+		kref_put(&axon_dmem_cur->ref, axon_dmem_region_free);
+	axon_dmem_cur = rg;
+	rg = NULL;
 out:
 	mutex_unlock(&axon_dmem_mutex);
 	kfree(rg);
@@ -438,6 +559,15 @@ int axon_dmem_consume(struct axon_dmem_acct *a, u64 charged)
 	return 0;
 }
 
+bool axon_dmem_covers(const struct axon_dmem_acct *a, u64 charged)
+{
+	return true;
+}
+
+void axon_dmem_unsetup(struct axon_dmem_acct *a)
+{
+}
+
 void axon_dmem_give_back(struct axon_dmem_acct *a, u64 charged, bool final)
 {
 }
@@ -471,4 +601,4 @@ static const struct kernel_param_ops axon_dmem_capacity_ops = {
 
 module_param_cb(dmem_capacity, &axon_dmem_capacity_ops, NULL, 0644);
 MODULE_PARM_DESC(dmem_capacity,
-		 "device memory shared through axon (bytes, K/M/G suffixes); non-zero charges clients opened afterwards through the dmem cgroup controller, region \"axon\" (needs CONFIG_CGROUP_DMEM; 0: the module's own counters only)");
+		 "device memory shared through axon (bytes, K/M/G suffixes); non-zero charges clients set up afterwards through the dmem cgroup controller, region \"axon\" (needs CONFIG_CGROUP_DMEM; 0: the module's own counters only)");

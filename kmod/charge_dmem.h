@@ -47,6 +47,8 @@ void axon_dmem_setup(struct axon_dmem_acct *a);
 void axon_dmem_acct_release(struct axon_dmem_acct *a);
 long axon_dmem_reserve(struct axon_client *c, struct axon_reserve __user *ur);
 int axon_dmem_consume(struct axon_dmem_acct *a, u64 charged);
+bool axon_dmem_covers(const struct axon_dmem_acct *a, u64 charged);
+void axon_dmem_unsetup(struct axon_dmem_acct *a);
 void axon_dmem_give_back(struct axon_dmem_acct *a, u64 charged, bool final);
 void axon_dmem_exit(void);
 

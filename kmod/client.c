@@ -588,6 +588,7 @@ long axon_client_setup(struct axon_client *c, struct axon_params __user *up)
 		ret = c->state != AXON_KSTATE_NEW ? -EINVAL : -ECONNREFUSED;
 		spin_unlock(&axon_dev.lock);
 		axon_region_free(r);	/* gives the user's bytes back */
+		axon_dmem_unsetup(&c->dmem);
 		goto out_unlock;
 	}
 	c->region = r;

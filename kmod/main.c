@@ -73,8 +73,10 @@ static int __init axon_init(void)
 
 	axon_dev_init();
 	ret = axon_client_init();
-	if (ret)
+	if (ret) {
+		axon_dmem_exit();	/* a region the insmod parameter made */
 		return ret;
+	}
 	ret = axon_info_init();
 	if (ret)
 		goto err_client;

@@ -352,13 +352,14 @@ struct axon_charge {
  * reservation), to dmem above it, so that dmem.current is what is in use
  * plus what is reserved; the end of the client gives back everything.
  *
- * The out fields are written on every return past the argument checks, so
- * a refused reservation tells what the client still holds.
+ * The out fields are written on every return past the argument, opener
+ * and dmem checks (-EINVAL, -EPERM, -EOPNOTSUPP, -EFAULT), so a refused
+ * reservation tells what the client still holds.
  *
  * Returns 0, -EOPNOTSUPP (charges need no reservation: no dmem here, dmem
  * off when the client called AXON_IOC_SETUP, or no SETUP yet),
- * -EDQUOT (dmem.max of the caller's cgroup or an ancestor, or 1 TiB
- * reserved and used by one client), -ENOSPC (reservations in 8 cgroups),
+ * -EDQUOT (dmem.max of the caller's cgroup or an ancestor, or past 1 TiB
+ * or the region's capacity reserved and used by one client), -ENOSPC (reservations in 8 cgroups),
  * -EPERM (not the opener's process), -ENOENT (the client has ended),
  * -EINTR (a fatal signal; nothing of this call is kept), -EINVAL.
  */
