@@ -280,6 +280,9 @@ struct client {
 	/* A charge was refused for want of a dmem reservation: the next own
 	 * OUT_OF_MEMORY completion says so (dispatch_complete). */
 	bool reserve_asked;
+	/* Its context's charge, refused at connect for want of a dmem
+	 * reservation: its calls fail until one pays it (dispatch.c). */
+	uint64_t ctx_unpaid;
 
 	void *backend_priv;
 	/* Shared host regions and descriptors sent for them (ops/hostmem.c;

@@ -333,12 +333,21 @@ int client_activate(struct axond *d, struct client *c, struct axon_welcome *w)
 		return welcome_error(w, -ENOSPC, "past the pinned host memory limit "
 				     "(--max-pinned-per-client, --max-pinned-per-user)");
 	}
-	/* Its own device context, if the backend made one for it. */
-	if (d->backend->ctx_mem &&
-	    client_charge_device(d, c, d->backend->ctx_mem(d, c), &c->ctx_mem)) {
-		mq_client_leave(d, c);
-		return welcome_error(w, -ENOMEM, "no device memory for its context "
-				     "within the arena or its quotas");
+	/* Its own device context, if the backend made one for it. Where the
+	 * kernel charges through dmem the client can reserve only once its
+	 * SETUP has returned: its first call pays then (dispatch.c), and
+	 * may be asked to reserve like any other. */
+	if (d->backend->ctx_mem) {
+		uint64_t need = d->backend->ctx_mem(d, c);
+
+		if (client_charge_device(d, c, need, &c->ctx_mem)) {
+			if (!__atomic_exchange_n(&c->reserve_asked, false, __ATOMIC_ACQ_REL)) {
+				mq_client_leave(d, c);
+				return welcome_error(w, -ENOMEM, "no device memory for its "
+						     "context within the arena or its quotas");
+			}
+			c->ctx_unpaid = need;
+		}
 	}
 	if (credit > mq_quota_room(d, c))
 		credit = mq_quota_room(d, c);

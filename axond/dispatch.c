@@ -216,6 +216,19 @@ static int32_t check_sqe(const struct axon_sqe *sqe, const struct op_def **defp)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The context's charge that dmem refused at connect (client_activate),
+ * before any call of the client: what it reserves for the refusal this
+ * returns pays it. A CUresult.
+ */
+static int32_t pay_context(struct axond *d, struct client *c)
+{
+	if (client_charge_device(d, c, c->ctx_unpaid, &c->ctx_mem))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	c->ctx_unpaid = 0;
+	return CUDA_SUCCESS;
+}
+
 /* Issues one SQE (already copied into private memory). */
 static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *sqe)
 {
@@ -231,9 +244,14 @@ static void issue_one(struct axond *d, struct client *c, const struct axon_sqe *
 
 	if (__builtin_expect(c->ntracers != 0, 0))
 		trace_emit(d, c, AXON_TRACE_SUBMIT, sqe, sqe->user_data, sqe->opcode, 0, 0);
+	/* A refusal for want of a reservation marks only this op's failure. */
+	__atomic_store_n(&c->reserve_asked, false, __ATOMIC_RELAXED);
 	res = check_sqe(sqe, &def);
-	if (res) {
+	if (res)
 		c->dpage->sq_dropped++;
+	else if (__builtin_expect(c->ctx_unpaid != 0, 0))
+		res = pay_context(d, c);
+	if (res) {
 		/*
 		 * A stream-ordered op still takes its place in the stream's
 		 * sequence (the client counted it), so the frontier can catch

@@ -360,9 +360,9 @@ CUresult shim_reap_once(void)
  * (AXON_CQE_F_RESERVE: nothing was done) and naming the bytes in the daemon
  * page; only this process can reserve (dmem charges the caller's cgroup).
  * The call's SQE and data are still ours, so the same request goes again.
- * After it the reservation goes back to the credit's floor
- * (axon_reserve_settle): the call may have consumed the floor's units,
- * which deferred allocations need.
+ * After it, and after any call that succeeded, the reservation goes back to
+ * the credit's floor (axon_reserve_settle): the call may have consumed the
+ * floor's units, which deferred allocations need.
  */
 CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
 {
@@ -389,7 +389,10 @@ CUresult shim_sync_op(struct axon_sqe *sqe, struct shim_waiter *w)
 		*sqe = again;
 		__atomic_store_n(&w->done, false, __ATOMIC_RELAXED);
 	}
-	if (tries)
+	/* Any call may have charged what the floor holds (a synchronous
+	 * MEM_MAP does, and the daemon refills the credit it drew on): one
+	 * ioctl per call, on a dmem ring only. */
+	if (shim.ring.dmem && (tries || r == CUDA_SUCCESS))
 		axon_reserve_settle(&shim.ring);
 	return r;
 }
