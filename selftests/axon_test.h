@@ -101,6 +101,11 @@ uint64_t now_ns(void);
 int write_file(const char *path, const char *s);
 int read_file(const char *path, char *buf, size_t len);
 int set_param(const char *name, const char *val);
+/* cgroup v2 (mounted at /sys/fs/cgroup): pid into cgroup cg (a path from
+ * the root, "" for the root); 0 or -errno. cg_reset moves this process to
+ * the root and removes the n cgroups named (children first). */
+int cg_move(const char *cg, pid_t pid);
+void cg_reset(const char *const *dirs, size_t n);
 /* AXON_CMD_SET_LIMIT on a cgroup path (device memory); 0 or -errno. */
 int genl_set_limit(const char *path, uint64_t limit);
 long proc_field(const char *table, uint64_t key_id, const char *key_field,

@@ -29,15 +29,6 @@
 
 /* ---- cgroup helpers ---------------------------------------------------- */
 
-static int cg_move(const char *cg, pid_t pid)
-{
-	char path[256], v[32];
-
-	snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
-	snprintf(v, sizeof(v), "%d", pid);
-	return write_file(path, v);
-}
-
 static uint64_t cg_id(const char *cg)
 {
 	char path[256];
@@ -71,15 +62,8 @@ static void cg_cleanup(void)
 	static const char *const dirs[] = {
 		"/axt/a/b", "/axt/a/c", "/axt/a", "/axt/d", "/axt",
 	};
-	unsigned int i;
 
-	cg_move("", getpid());
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char path[256];
-
-		snprintf(path, sizeof(path), CG "%s", dirs[i]);
-		rmdir(path);
-	}
+	cg_reset(dirs, sizeof(dirs) / sizeof(dirs[0]));
 }
 
 /*

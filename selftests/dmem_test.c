@@ -31,15 +31,6 @@
 #define MiB	(1ULL << 20)
 #define UNIT	AXON_RESERVE_UNIT
 
-static int cg_move(const char *cg, pid_t pid)
-{
-	char path[256], v[32];
-
-	snprintf(path, sizeof(path), CG "%s/cgroup.procs", cg);
-	snprintf(v, sizeof(v), "%d", pid);
-	return write_file(path, v);
-}
-
 /* The "axon" line of a cgroup's dmem file (current, max), -1 if none. */
 static long long dmem_value(const char *cg, const char *file)
 {
@@ -186,15 +177,8 @@ static void rclient_end(struct rclient *r)
 static void cg_cleanup(void)
 {
 	static const char *const dirs[] = { "/axd/a", "/axd/b", "/axd" };
-	unsigned int i;
 
-	cg_move("", getpid());
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char path[256];
-
-		snprintf(path, sizeof(path), CG "%s", dirs[i]);
-		rmdir(path);
-	}
+	cg_reset(dirs, sizeof(dirs) / sizeof(dirs[0]));
 }
 
 FIXTURE(dm) {

@@ -58,6 +58,28 @@ int read_file(const char *path, char *buf, size_t len)
 	return (int)off;
 }
 
+int cg_move(const char *cg, pid_t pid)
+{
+	char path[256], v[32];
+
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cgroup.procs", cg);
+	snprintf(v, sizeof(v), "%d", pid);
+	return write_file(path, v);
+}
+
+void cg_reset(const char *const *dirs, size_t n)
+{
+	size_t i;
+
+	cg_move("", getpid());
+	for (i = 0; i < n; i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s", dirs[i]);
+		rmdir(path);
+	}
+}
+
 int set_param(const char *name, const char *val)
 {
 	char path[128];
