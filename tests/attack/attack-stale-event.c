@@ -63,7 +63,12 @@ static int set_nofile(pid_t pid, rlim_t n)
 	return 0;
 }
 
-/* A sealed memfd of REGION bytes filled with pattern, mapped at *map. */
+/*
+ * A sealed memfd of REGION bytes filled with pattern, mapped at *map. The
+ * address is fixed, above the PIE and heap and far below the mmap base, so
+ * that axond's own mappings (which move with ASLR) are never there and the
+ * one REGISTER the attack gets is not answered ALREADY_MAPPED.
+ */
 static int pattern_memfd(unsigned char pattern, unsigned char **map)
 {
 	int fd = memfd_create("attacker", MFD_ALLOW_SEALING | MFD_CLOEXEC);
@@ -71,7 +76,8 @@ static int pattern_memfd(unsigned char pattern, unsigned char **map)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, REGION), 0);
 	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
-	*map = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	*map = mmap((void *)(uintptr_t)(0x5b0000000000ULL + (uint64_t)pattern * REGION), REGION,
+		    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	ck_assert(*map != MAP_FAILED);
 	memset(*map, pattern, REGION);
 	return fd;

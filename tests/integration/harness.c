@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <check.h>
+#include <cuda.h>
 
 #include "harness.h"
 
@@ -939,4 +941,60 @@ int h_ring_map(struct axon_ring *r, uint64_t ctx, uint64_t off, uint64_t len,
 	if (addr)
 		*addr = a;
 	return 0;
+}
+
+int h_send_hostmem_fd(struct axon_ring *r, int fd, uint64_t cookie)
+{
+	struct axon_hostmem_fd m = {
+		.magic = AXON_MAGIC, .kind = AXON_HOSTMEM_FD_KIND, .cookie = cookie,
+	};
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(r->sock_fd, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
+}
+
+int32_t h_hostmem_register(struct axon_ring *r, int fd, uint64_t cookie, unsigned char **host,
+			   size_t size, uint64_t off, uint64_t len, uint64_t flags)
+{
+	const uint64_t lo = r->params.va_base, hi = lo + r->params.va_size;
+	unsigned int tries;
+	int32_t res;
+
+	for (tries = 0;; tries++) {
+		uint64_t at = (uint64_t)(uintptr_t)*host;
+		struct axon_sqe s = { 0 };
+		void *p;
+
+		if (h_send_hostmem_fd(r, fd, cookie)) {
+			h_fail("sending the host-memory descriptor: %s", strerror(errno));
+			return INT32_MIN;
+		}
+		axon_prep_obj(&s, AXON_OP_HOSTMEM_REGISTER, cookie, at + off, len);
+		s.obj.arg2 = flags;
+		s.obj.data_off = 0;
+		s.obj.data_len = sizeof(struct axon_hostmem_info);
+		res = h_ring_res(r, &s, NULL, NULL);
+		if (res != CUDA_ERROR_ALREADY_MAPPED || tries == 16)
+			return res;
+		/* 2^44 + 8 GiB up, below the 47-bit top. */
+		at = 0x100200000000ULL + ((uint64_t)random() << 20) % 0x3ff000000000ULL;
+		if (at + size > lo && at < hi)
+			continue;
+		p = mmap((void *)(uintptr_t)at, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+		if (p == MAP_FAILED)
+			continue;
+		munmap(*host, size);
+		*host = p;
+	}
 }

@@ -222,4 +222,19 @@ int h_ring_ctx_create(struct axon_ring *r, uint64_t *ctx, uint64_t *stream);
 int h_ring_map(struct axon_ring *r, uint64_t ctx, uint64_t off, uint64_t len,
 	       uint64_t *addr);
 
+/* Pass a host-memory descriptor to the daemon under cookie; 0 or -errno. */
+int h_send_hostmem_fd(struct axon_ring *r, int fd, uint64_t cookie);
+/*
+ * HOSTMEM_REGISTER [*host + off, +len) of the memfd fd (size bytes, mapped
+ * shared at *host), as the shim does it: axond maps the memfd at the
+ * client's own address, and where its own mappings sit there (they move
+ * with ASLR) it answers ALREADY_MAPPED and maps nothing; the region then
+ * moves elsewhere (never into the device window) and asks again, up to 16
+ * times. *host follows the region; the bytes stay, being the memfd's. The
+ * descriptor is sent before every try. Returns cqe.res; the daemon's
+ * axon_hostmem_info lands at the start of the data area.
+ */
+int32_t h_hostmem_register(struct axon_ring *r, int fd, uint64_t cookie, unsigned char **host,
+			   size_t size, uint64_t off, uint64_t len, uint64_t flags);
+
 #endif /* AXON_TESTS_HARNESS_H */

@@ -150,32 +150,12 @@ END_TEST
 
 /* ---- raw rings ------------------------------------------------------------ */
 
-static int send_fd(struct axon_ring *r, int fd, uint64_t cookie)
-{
-	struct axon_hostmem_fd m = {
-		.magic = AXON_MAGIC, .kind = AXON_HOSTMEM_FD_KIND, .cookie = cookie,
-	};
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(r->sock_fd, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
-}
-
 static int32_t reg(struct axon_ring *r, int fd, uint64_t cookie, uint64_t addr, uint64_t len,
 		   uint64_t flags)
 {
 	struct axon_sqe s = { 0 };
 
-	ck_assert_int_eq(send_fd(r, fd, cookie), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(r, fd, cookie), 0);
 	axon_prep_obj(&s, AXON_OP_HOSTMEM_REGISTER, cookie, addr, len);
 	s.obj.arg2 = flags;
 	s.obj.data_off = 0;
@@ -233,39 +213,11 @@ static void rc_open(struct rc *c)
 	ck_assert(c->host != MAP_FAILED);
 }
 
-/*
- * Registers [host + off, + len) of c's region with cookie, as the shim
- * does: the daemon maps the memfd at the client's own address, and where
- * that address is taken in the daemon (its own mappings move with ASLR) it
- * answers ALREADY_MAPPED and maps nothing, so the region moves to another
- * address and asks again. c->host follows the region; the bytes stay,
- * being the memfd's.
- */
+/* Registers [host + off, + len) of c's region with cookie; c->host follows. */
 static int32_t rc_reg(struct rc *c, uint64_t cookie, uint64_t off, uint64_t len,
 		      uint64_t flags)
 {
-	const uint64_t lo = c->r.params.va_base, hi = lo + c->r.params.va_size;
-	unsigned int tries;
-	int32_t r;
-
-	for (tries = 0;; tries++) {
-		uint64_t at = (uint64_t)(uintptr_t)c->host;
-		void *p;
-
-		r = reg(&c->r, c->fd, cookie, at + off, len, flags);
-		if (r != CUDA_ERROR_ALREADY_MAPPED || tries == 16)
-			return r;
-		/* 2^44 + 8 GiB up, never in the device window. */
-		at = 0x100200000000ULL + ((uint64_t)random() << 20) % 0x3ff000000000ULL;
-		if (at + REGION > lo && at < hi)
-			continue;
-		p = mmap((void *)(uintptr_t)at, REGION, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED_NOREPLACE, c->fd, 0);
-		if (p == MAP_FAILED)
-			continue;
-		munmap(c->host, REGION);
-		c->host = p;
-	}
+	return h_hostmem_register(&c->r, c->fd, cookie, &c->host, REGION, off, len, flags);
 }
 
 static void rc_close(struct rc *c)

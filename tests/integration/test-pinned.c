@@ -59,26 +59,6 @@ static int wait_maps(int want, int timeout_ms)
 	return n;
 }
 
-static int send_fd(struct axon_ring *r, int fd, uint64_t cookie)
-{
-	struct axon_hostmem_fd m = {
-		.magic = AXON_MAGIC, .kind = AXON_HOSTMEM_FD_KIND, .cookie = cookie,
-	};
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(r->sock_fd, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
-}
-
 /* A memfd of len bytes, sealed as the daemon wants unless seal is false. */
 static int make_memfd(size_t len, bool seal)
 {
@@ -126,23 +106,20 @@ struct rc {
 	struct axon_ring r;
 	uint64_t ctx, stream, dev;
 	unsigned char *host;	/* REGION bytes, registered */
+	int fd;			/* its memfd */
 };
 
 static void rc_open(struct rc *c, uint64_t cookie)
 {
-	int fd;
-
 	memset(c, 0, sizeof(*c));
 	ck_assert_int_eq(h_ring_connect(&c->r, &h_daemon), 0);
 	ck_assert_int_eq(h_ring_ctx_create(&c->r, &c->ctx, &c->stream), 0);
 	ck_assert_int_eq(h_ring_map(&c->r, c->ctx, 0, 4u << 20, &c->dev), 0);
-	fd = make_memfd(REGION, true);
-	c->host = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	c->fd = make_memfd(REGION, true);
+	c->host = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
 	ck_assert(c->host != MAP_FAILED);
-	ck_assert_int_eq(send_fd(&c->r, fd, cookie), 0);
-	close(fd);
-	ck_assert_int_eq(reg(&c->r, cookie, (uint64_t)(uintptr_t)c->host, REGION,
-			     CU_MEMHOSTALLOC_DEVICEMAP), 0);
+	ck_assert_int_eq(h_hostmem_register(&c->r, c->fd, cookie, &c->host, REGION, 0, REGION,
+					    CU_MEMHOSTALLOC_DEVICEMAP), 0);
 	/* The device pointer came back in the data area. */
 	{
 		struct axon_hostmem_info info;
@@ -155,6 +132,7 @@ static void rc_open(struct rc *c, uint64_t cookie)
 static void rc_close(struct rc *c)
 {
 	munmap(c->host, REGION);
+	close(c->fd);
 	axon_close(&c->r);
 }
 
@@ -266,17 +244,17 @@ START_TEST(test_bad_fds)
 	ck_assert_int_ge(fd, 0);
 	unlink(path);
 	ck_assert_int_eq(ftruncate(fd, REGION), 0);
-	ck_assert_int_eq(send_fd(&r, fd, 1), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(&r, fd, 1), 0);
 	close(fd);
 	ck_assert_int_eq(reg(&r, 1, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
 	/* An unsealed memfd: could shrink under the daemon. */
 	fd = make_memfd(REGION, false);
-	ck_assert_int_eq(send_fd(&r, fd, 2), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(&r, fd, 2), 0);
 	close(fd);
 	ck_assert_int_eq(reg(&r, 2, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
 	/* Too small for the range. */
 	fd = make_memfd(REGION, true);
-	ck_assert_int_eq(send_fd(&r, fd, 3), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(&r, fd, 3), 0);
 	close(fd);
 	ck_assert_int_eq(reg(&r, 3, a, REGION + 1, 0), CUDA_ERROR_INVALID_VALUE);
 	/* Read-only: the daemon cannot map it read-write. */
@@ -288,14 +266,14 @@ START_TEST(test_bad_fds)
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		ro = open(proc, O_RDONLY | O_CLOEXEC);
 		ck_assert_int_ge(ro, 0);
-		ck_assert_int_eq(send_fd(&r, ro, 4), 0);
+		ck_assert_int_eq(h_send_hostmem_fd(&r, ro, 4), 0);
 		close(ro);
 	}
 	ck_assert_int_eq(reg(&r, 4, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
 	/* Unknown cookie, cookie 0, a range whose pages wrap, one inside
 	 * the client's device window, unknown flags, no data buffer, each
 	 * with a good descriptor waiting. */
-	ck_assert_int_eq(send_fd(&r, fd, 5), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(&r, fd, 5), 0);
 	ck_assert_int_eq(reg(&r, 99, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(reg(&r, 0, a, REGION, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(reg(&r, 5, UINT64_MAX - 100, 50, 0), CUDA_ERROR_INVALID_VALUE);
@@ -313,10 +291,10 @@ START_TEST(test_bad_fds)
 	ck_assert_int_eq(wait_maps(0, H_MS(1000)), 0);
 	/* Finally a good one, and an overlapping second one. */
 	ck_assert_int_eq(reg(&r, 5, a, REGION, 0), 0);
-	ck_assert_int_eq(send_fd(&r, fd, 6), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(&r, fd, 6), 0);
 	ck_assert_int_eq(reg(&r, 6, a + REGION - 4096, REGION, 0),
 			 CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
-	ck_assert_int_eq(send_fd(&r, fd, 7), 0);
+	ck_assert_int_eq(h_send_hostmem_fd(&r, fd, 7), 0);
 	ck_assert_int_eq(reg(&r, 7, a + REGION, REGION, 0), 0);	/* adjacent: fine */
 	close(fd);
 	ck_assert_int_eq(wait_maps(2, H_MS(1000)), 2);
