@@ -253,7 +253,14 @@ static void check_kernels_cu(const struct sim_image *img)
 				      k->params[j].size, e->p[j].offset,
 				      e->p[j].size);
 		}
+		/* Per kernel: only these two print (an image's calls are
+		 * charged at its load, a kernel's heap at its launch). */
+		ck_assert_msg(k->calls == (!strcmp(e->name, "print_hello") ||
+					   !strcmp(e->name, "assert_nonzero") ?
+					   SIM_IMAGE_CALLS_PRINTF : 0U),
+			      "kernel %s: calls %#x", e->name, k->calls);
 	}
+	ck_assert_uint_eq(img->calls, SIM_IMAGE_CALLS_PRINTF);
 	ck_assert_ptr_null(sim_image_find_kernel(img, "vectorAdd"));
 	ck_assert_ptr_null(sim_image_find_kernel(img, ""));
 	ck_assert_ptr_null(sim_image_find_kernel(img, "zzz"));
@@ -630,7 +637,8 @@ END_TEST
 /*
  * A minimal cubin: one kernel "k" (.text.k, .nv.info.k with the given
  * records), sections: 0 null, 1 .shstrtab, 2 .strtab, 3 .symtab, 4 .text.k,
- * 5 .nv.info.k, 6 .nv.global.init (8 bytes, symbol "gv" at 4, size 4).
+ * 5 .nv.info.k, 6 .nv.global.init (8 bytes, symbol "gv" at 4, size 4);
+ * symbols 1 k, 2 gv, 3 malloc (undefined: the image calls it).
  */
 struct mini {
 	uint8_t *d;
@@ -648,11 +656,11 @@ static struct mini mini_elf(const uint8_t *info, size_t infolen,
 {
 	static const char shstr[] =
 		"\0.shstrtab\0.strtab\0.symtab\0.text.k\0.nv.info.k\0.nv.global.init";
-	static const char str[] = "\0k\0gv";
+	static const char str[] = "\0k\0gv\0malloc";
 	const size_t nsec = 7;
 	size_t o_shstr = 64, o_str = o_shstr + sizeof(shstr);
 	size_t o_sym = (o_str + sizeof(str) + 7) & ~7UL;
-	size_t o_text = o_sym + 3 * 24, o_info = o_text + 16;
+	size_t o_text = o_sym + 4 * 24, o_info = o_text + 16;
 	size_t o_init = (o_info + infolen + 7) & ~7UL;
 	size_t o_sh = o_init + 8;
 	struct mini m = { .len = o_sh + nsec * 64, .shoff = o_sh,
@@ -662,7 +670,7 @@ static struct mini mini_elf(const uint8_t *info, size_t infolen,
 		{ 0, 0, 0, 0, 0 },
 		{ 1, 3, o_shstr, sizeof(shstr), 0 },
 		{ 11, 3, o_str, sizeof(str), 0 },
-		{ 19, 2, o_sym, 3 * 24, 2 },
+		{ 19, 2, o_sym, 4 * 24, 2 },
 		{ 27, 1, o_text, 16, 0 },
 		{ 35, 0x70000000, o_info, infolen, 3 },
 		{ 46, 1, o_init, 8, 0 },
@@ -694,6 +702,9 @@ static struct mini mini_elf(const uint8_t *info, size_t infolen,
 	put(d, o_sym + 48 + 6, 6, 2);
 	put(d, o_sym + 48 + 8, 4, 8);
 	put(d, o_sym + 48 + 16, 4, 8);
+	/* symbol 3: malloc, FUNC GLOBAL, undefined */
+	put(d, o_sym + 72, 6, 4);
+	d[o_sym + 72 + 4] = 0x12;
 	put(d, o_init, 0x0403020100000000ULL, 8);
 	if (infolen)
 		memcpy(d + o_info, info, infolen);
@@ -913,6 +924,44 @@ START_TEST(test_elf_mini)
 }
 END_TEST
 
+/* EIATTR_EXTERNS: the undefined functions a kernel calls, by symbol. */
+START_TEST(test_elf_mini_externs)
+{
+	static const uint8_t calls_malloc[] = { 4, 0x0f, 4, 0, 3, 0, 0, 0 },
+			     /* k itself, gv, symbol 0, one past the table */
+			     not_calls[] = { 4, 0x0f, 16, 0, 1, 0, 0, 0, 2, 0, 0, 0,
+					     0, 0, 0, 0, 4, 0, 0, 0 },
+			     ragged[] = { 4, 0x0f, 6, 0, 3, 0, 0, 0, 0, 0, 0, 0 };
+	struct recs *r = calloc(1, sizeof(*r));
+	struct sim_image *img;
+	char err[256];
+
+	r_raw(r, calls_malloc, sizeof(calls_malloc));
+	ck_assert_int_eq(mini_parse(r, 0x10, &img, err, sizeof(err)), 0);
+	ck_assert_uint_eq(img->calls, SIM_IMAGE_CALLS_MALLOC);
+	ck_assert_uint_eq(img->kernels[0].calls, SIM_IMAGE_CALLS_MALLOC);
+	sim_image_free(img);
+
+	/* the image calls malloc, this kernel does not */
+	r->n = 0;
+	r_raw(r, not_calls, sizeof(not_calls));
+	ck_assert_int_eq(mini_parse(r, 0x10, &img, err, sizeof(err)), 0);
+	ck_assert_uint_eq(img->calls, SIM_IMAGE_CALLS_MALLOC);
+	ck_assert_uint_eq(img->kernels[0].calls, 0);
+	sim_image_free(img);
+	r->n = 0;
+	ck_assert_int_eq(mini_parse(r, 0x10, &img, err, sizeof(err)), 0);
+	ck_assert_uint_eq(img->kernels[0].calls, 0);
+	sim_image_free(img);
+
+	/* not whole indices */
+	r_raw(r, ragged, sizeof(ragged));
+	ck_assert_int_eq(mini_parse(r, 0x10, &img, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "EXTERNS"), "%s", err);
+	free(r);
+}
+END_TEST
+
 START_TEST(test_elf_mini_bad_info)
 {
 	struct recs *r = calloc(1, sizeof(*r));
@@ -1101,6 +1150,35 @@ static const char ptx_text[] =
 	".shared .u32 sh[4];\n"
 	".const .f32 c_one = 0f3F800000;\n"
 	".global .u32 m2[2][3];\n";
+
+/*
+ * Which PTX kernels make the image's runtime calls: those whose body has a
+ * call (directly, or to a function that might); not one whose body has
+ * none, even after a function's body that calls.
+ */
+START_TEST(test_ptx_calls)
+{
+	static const char ptx[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".extern .func (.param .b64 func_retval0) malloc\n(\n\t.param .b64 p0\n)\n;\n"
+		".func (.param .b64 r) helper(.param .b64 n)\n{\n"
+		"\t.param .b64 p0;\n\tcall.uni (r), malloc, (p0);\n\tret;\n}\n"
+		".visible .entry direct(.param .u64 a)\n.maxntid 128, 1, 1\n{\n"
+		"\t.reg .b64 %rd<2>;\n\t{\n\t.param .b64 p0;\n"
+		"\tcall.uni (p0), malloc, (p0);\n\t}\n\tret;\n}\n"
+		".visible .entry plain(.param .u64 a)\n{\n\t.reg .b32 %call<2>;\n\tret;\n}\n"
+		".visible .entry through(.param .u64 a)\n{\n"
+		"\t.param .b64 r;\n\tcall (r), helper, (r);\n\tret;\n}\n";
+	struct sim_image *img = parse_ok(ptx, sizeof(ptx) - 1);
+
+	ck_assert_uint_eq(img->nkernels, 3);
+	ck_assert_uint_eq(img->calls, SIM_IMAGE_CALLS_MALLOC);
+	ck_assert_uint_eq(sim_image_find_kernel(img, "direct")->calls, SIM_IMAGE_CALLS_MALLOC);
+	ck_assert_uint_eq(sim_image_find_kernel(img, "through")->calls, SIM_IMAGE_CALLS_MALLOC);
+	ck_assert_uint_eq(sim_image_find_kernel(img, "plain")->calls, 0);
+	sim_image_free(img);
+}
+END_TEST
 
 START_TEST(test_ptx_hand)
 {
@@ -1527,10 +1605,12 @@ int main(void)
 	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_wrapper);
 	tcase_add_test(tc, test_elf_mini);
+	tcase_add_test(tc, test_elf_mini_externs);
 	tcase_add_test(tc, test_elf_mini_bad_info);
 	tcase_add_test(tc, test_elf_mini_bad_headers);
 	tcase_add_test(tc, test_elf_alias_budget);
 	tcase_add_test(tc, test_ptx_hand);
+	tcase_add_test(tc, test_ptx_calls);
 	tcase_add_test(tc, test_ptx_bad);
 	tcase_add_test(tc, test_ptx_b128_init);
 	tcase_add_test(tc, test_ptx_many_params);

@@ -19,6 +19,10 @@
  *	parameters in constant bank 0, u16 their size.
  *   Records come in descending ordinal order; kernels without parameters
  *   have none of them.
+ *   EIATTR_EXTERNS (0x0f, SVAL 4n): u32 .symtab indices of the undefined
+ *	functions the kernel's code calls, itself or through the functions
+ *	it calls (nvlink folds a callee's into its callers'; an -rdc
+ *	object's kernels lack those of their callees).
  *
  * Kernel symbols are STT_FUNC with st_other bit 0x10 (entry); __noinline__
  * device functions in -rdc cubins are STT_FUNC in .text.<name> without it.
@@ -50,6 +54,7 @@
 #define EIFMT_HVAL		3
 #define EIFMT_SVAL		4
 #define EIATTR_PARAM_CBANK	0x0a
+#define EIATTR_EXTERNS		0x0f
 #define EIATTR_KPARAM_INFO	0x17
 #define EIATTR_CBANK_PARAM_SIZE	0x19
 #define EIATTR_KPARAM_INFO_V2	0x45
@@ -95,6 +100,9 @@ struct elf {
 	uint16_t shnum;
 	struct elf_sec *sec;
 	const struct elf_sec **by_name;	/* sections sorted by name */
+	/* .symtab and its strings, checked to lie in the file (elf_symbols) */
+	const uint8_t *sym, *str;
+	uint64_t nsym, strsize;
 };
 
 /* The data of section i, checked to lie inside the file. */
@@ -161,6 +169,40 @@ static int elf_sort_cmp(const void *a, const void *b)
 	if (c)
 		return c;
 	return x->namelen < y->namelen ? -1 : x->namelen > y->namelen;
+}
+
+static const char *elf_str(struct sim_builder *b, const uint8_t *strtab,
+			   uint64_t strsize, uint32_t off, size_t *len, int *rc);
+
+/*
+ * The device runtime calls among an EIATTR_EXTERNS record's sz bytes of
+ * symbol indices; an index that is not an undefined function is no call.
+ */
+static int elf_externs(struct sim_builder *b, const struct elf *e, const char *kname,
+		       const uint8_t *p, uint16_t sz, uint32_t *calls)
+{
+	uint16_t i;
+	int rc = 0;
+
+	if (sz % 4)
+		return sim_fail(b, -EINVAL, "kernel %s: EXTERNS record of %u bytes", kname, sz);
+	for (i = 0; i < sz; i += 4) {
+		uint32_t idx = rd32(p + i);
+		Elf64_Sym s;
+		const char *nm;
+		size_t nlen;
+
+		if (!idx || idx >= e->nsym)
+			continue;
+		s = rd_sym(e->sym + (uint64_t)idx * sizeof(Elf64_Sym));
+		if (s.st_shndx != SHN_UNDEF || ELF64_ST_TYPE(s.st_info) != STT_FUNC)
+			continue;
+		nm = elf_str(b, e->str, e->strsize, s.st_name, &nlen, &rc);
+		if (!nm)
+			return rc;
+		*calls |= sim_call_of(nm, nlen);
+	}
+	return 0;
 }
 
 /* Parses .nv.info.<kernel> into a kernel; takes ownership of name. */
@@ -258,6 +300,10 @@ static int elf_kernel(struct sim_builder *b, const struct elf *e, char *name,
 			}
 			have_cbank = true;
 			cbank = rd16(p + 6);
+		} else if (attr == EIATTR_EXTERNS) {
+			rc = elf_externs(b, e, name, p, sz, &t->calls);
+			if (rc)
+				goto out;
 		}
 	}
 done:
@@ -338,7 +384,7 @@ bad:
 	return NULL;
 }
 
-static int elf_symbols(struct sim_builder *b, const struct elf *e, unsigned symi)
+static int elf_symbols(struct sim_builder *b, struct elf *e, unsigned symi)
 {
 	const struct elf_sec *ss = &e->sec[symi];
 	const uint8_t *sym, *str;
@@ -355,6 +401,10 @@ static int elf_symbols(struct sim_builder *b, const struct elf *e, unsigned symi
 		return rc;
 	strsize = e->sec[ss->link].size;
 	nsym = ss->size / sizeof(Elf64_Sym);
+	e->sym = sym;
+	e->nsym = nsym;
+	e->str = str;
+	e->strsize = strsize;
 
 	for (i = 1; i < nsym; i++) {
 		Elf64_Sym s = rd_sym(sym + i * sizeof(Elf64_Sym));
@@ -493,6 +543,14 @@ int sim_cubin_read(struct sim_builder *b, const uint8_t *d, size_t len,
 	qsort(e.by_name, e.shnum, sizeof(*e.by_name), elf_sort_cmp);
 	if (symi)
 		rc = elf_symbols(b, &e, symi);
+	if (!rc && eh.e_type == ET_REL) {
+		/* Calls through another function of the object are not in
+		 * its kernels' EXTERNS: each may make the image's. */
+		size_t k;
+
+		for (k = 0; k < b->img->nkernels; k++)
+			b->img->kernels[k].calls |= b->img->calls;
+	}
 out:
 	free(e.sec);
 	free(e.by_name);

@@ -36,7 +36,7 @@ char *sim_dup_name(const char *s, size_t n)
 
 /* Appends a kernel; takes ownership of name and params even on failure. */
 static int add_kernel(struct sim_builder *b, char *name, uint32_t nparams,
-		      uint32_t args_size, struct sim_param *params)
+		      uint32_t args_size, struct sim_param *params, uint32_t calls)
 {
 	struct sim_image *img = b->img;
 
@@ -61,7 +61,7 @@ static int add_kernel(struct sim_builder *b, char *name, uint32_t nparams,
 	}
 	img->kernels[img->nkernels++] = (struct sim_kernel_desc){
 		.name = name, .nparams = nparams, .args_size = args_size,
-		.params = params,
+		.params = params, .calls = calls,
 	};
 	return 0;
 }
@@ -191,10 +191,10 @@ int sim_param_finish(struct sim_builder *b, struct sim_param_table *t,
 		}
 		memcpy(params, t->p, t->n * sizeof(*params));
 	}
-	return add_kernel(b, name, t->n, args_size, params);
+	return add_kernel(b, name, t->n, args_size, params, t->calls);
 }
 
-void sim_note_call(struct sim_builder *b, const char *name, size_t nlen)
+uint32_t sim_call_of(const char *name, size_t nlen)
 {
 	static const struct { const char *name; uint32_t call; } calls[] = {
 		/* measured on the H200 (localmem.c): vprintf, malloc; the
@@ -209,5 +209,11 @@ void sim_note_call(struct sim_builder *b, const char *name, size_t nlen)
 
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		if (strlen(calls[i].name) == nlen && !memcmp(calls[i].name, name, nlen))
-			b->img->calls |= calls[i].call;
+			return calls[i].call;
+	return 0;
+}
+
+void sim_note_call(struct sim_builder *b, const char *name, size_t nlen)
+{
+	b->img->calls |= sim_call_of(name, nlen);
 }

@@ -32,6 +32,7 @@ struct sim_param_table {
 	uint32_t max_end;
 	struct sim_param p[SIM_IMAGE_MAX_PARAMS];
 	bool seen[SIM_IMAGE_MAX_PARAMS];
+	uint32_t calls;			/* the kernel's SIM_IMAGE_CALLS_* */
 };
 
 /*
@@ -79,5 +80,7 @@ int sim_param_finish(struct sim_builder *b, struct sim_param_table *t,
 /* An undefined function the image's code calls, named name (nlen bytes):
  * the device runtime's calls are noted in img->calls (SIM_IMAGE_CALLS_*). */
 void sim_note_call(struct sim_builder *b, const char *name, size_t nlen);
+/* The SIM_IMAGE_CALLS_* bit of the device runtime function name, or 0. */
+uint32_t sim_call_of(const char *name, size_t nlen);
 
 #endif /* AXOND_SIM_IMAGE_BUILDER_H */

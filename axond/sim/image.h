@@ -85,6 +85,12 @@ struct sim_kernel_desc {
 	uint32_t nparams;	/* <= SIM_IMAGE_MAX_PARAMS */
 	uint32_t args_size;	/* <= SIM_IMAGE_MAX_ARGS_SIZE */
 	struct sim_param *params;	/* nparams, by ordinal; offsets rise */
+	/* SIM_IMAGE_CALLS_* this kernel's code makes, itself or through
+	 * the functions it calls: a cubin's EIATTR_EXTERNS; PTX: the
+	 * image's calls when its body calls anything, else none; where
+	 * the reader cannot tell per kernel (a relocatable cubin), the
+	 * image's calls. */
+	uint32_t calls;
 };
 
 enum sim_global_space {

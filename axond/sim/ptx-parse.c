@@ -455,12 +455,37 @@ bool sim_ptx_looks_like(const uint8_t *d, size_t len)
 	return ptx_tok_is(&l.t, ".version");
 }
 
+/* A call instruction: call, call.uni */
+static bool ptx_is_call(const struct ptx_tok *t)
+{
+	return t->n >= 4 && !memcmp(t->s, "call", 4) && (t->n == 4 || t->s[4] == '.');
+}
+
+/*
+ * Which kernels make the image's device runtime calls: those whose body
+ * has a call instruction (to the runtime or to a function that may call
+ * it; which is not followed, an over-estimate only), none of the others.
+ */
+#define PTX_BODY_CALLS	(1U << 31)	/* while reading: the body calls */
+
+static void ptx_kernel_calls(struct sim_image *img, size_t first)
+{
+	size_t k;
+
+	for (k = first; k < img->nkernels; k++)
+		img->kernels[k].calls = img->kernels[k].calls & PTX_BODY_CALLS ? img->calls : 0;
+}
+
 int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 {
 	struct ptx_lex l = { .p = (const char *)d,
 			 .end = (const char *)d + ptx_len(d, len) };
 	size_t braces = 0, parens = 0;
 	bool ext = false, ext_func = false;	/* in ".extern [.func]" */
+	/* The kernel whose body comes next (its header read), the one
+	 * whose body this is. */
+	const size_t none = SIZE_MAX, first = b->img->nkernels;
+	size_t pending = none, body = none;
 	int rc;
 
 	ptx_next(&l);
@@ -471,12 +496,30 @@ int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 
 		if (t->type == PTX_T_PUNCT) {
 			switch (*t->s) {
-			case '{': braces++; ext = ext_func = false; break;
-			case '}': if (braces) braces--; ext = ext_func = false; break;
+			case '{':
+				if (!braces && pending != none) {
+					body = pending;
+					pending = none;
+				}
+				braces++;
+				ext = ext_func = false;
+				break;
+			case '}':
+				if (braces && !--braces)
+					body = none;
+				ext = ext_func = false;
+				break;
 			case '(': parens++; break;
 			case ')': if (parens) parens--; break;
-			case ';': ext = ext_func = false; break;
+			case ';':
+				ext = ext_func = false;
+				if (!braces)
+					pending = none;
+				break;
 			}
+		} else if (t->type == PTX_T_WORD && braces) {
+			if (body != none && ptx_is_call(t))
+				b->img->kernels[body].calls |= PTX_BODY_CALLS;
 		} else if (t->type == PTX_T_WORD && !braces && !parens) {
 			if (ext_func && t->n && *t->s != '.') {
 				/* .extern .func (ret) NAME (params): a call
@@ -510,9 +553,12 @@ int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 				if (ext) {
 					ext = false;
 				} else {
+					size_t before = b->img->nkernels;
+
 					rc = ptx_entry(b, &l);
 					if (rc)
 						return rc;
+					pending = b->img->nkernels > before ? before : none;
 					continue;
 				}
 			} else if ((ptx_tok_is(t, ".global") || ptx_tok_is(t, ".const")) &&
@@ -527,5 +573,6 @@ int sim_ptx_read(struct sim_builder *b, const uint8_t *d, size_t len)
 		}
 		ptx_next(&l);
 	}
+	ptx_kernel_calls(b->img, first);
 	return 0;
 }

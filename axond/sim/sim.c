@@ -615,6 +615,7 @@ static int sim_module_get_func(struct axond *d, struct client *c, struct module 
 			 name, sf->impl->proto);
 		sf->impl = NULL;
 	}
+	f->calls = k->calls;
 	f->info.nparams = k->nparams;
 	f->info.args_size = k->args_size;
 	for (i = 0; i < k->nparams; i++)
