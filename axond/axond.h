@@ -184,6 +184,10 @@ struct func {
 	 * (localmem.c). */
 	uint64_t local_size;
 	bool local_known;
+	/* SIM_IMAGE_CALLS_* its code makes (the backend reads them from the
+	 * image at the lookup): the first launch of one that calls malloc
+	 * makes the driver reserve the heap (localmem.c). */
+	uint32_t calls;
 };
 
 struct alloc {

@@ -18,12 +18,13 @@
  *   heap   nothing when set; the driver reserves it at the first launch of
  *          a kernel that calls malloc, as the heap rounded up with a small
  *          header into 2 MiB pages (8 MiB took 10, 100000000 bytes 96 MiB,
- *          1 GiB 1026 MiB), and refuses a change after that. Which kernel
- *          calls malloc the daemon cannot tell, so a heap is charged in
- *          full when a client sets it (before the driver can spend it);
- *          the default heap of a client that never sets it is not charged
- *          (10 MiB, at the first launch of a kernel that calls malloc,
- *          which the daemon cannot tell apart from the module's others).
+ *          1 GiB 1026 MiB), and refuses a change after that. A heap is
+ *          charged in full when a client sets it (before the driver can
+ *          spend it); the default heap of a client that never sets it
+ *          (8 MiB: 10) at the first launch of a kernel that calls malloc,
+ *          itself or through the functions it calls (the image's
+ *          EIATTR_EXTERNS, sim/image.h; a kernel of an image the parser
+ *          does not know is taken to call it), a graph's launch included.
  *   FIFO   no device memory (up to 256 MiB: none; 1 GiB: one 2 MiB page):
  *          the driver keeps it in host memory, so what a client adds above
  *          a fresh context's FIFO is charged as pinned host memory
@@ -276,12 +277,25 @@ int localmem_limit(struct axond *d, struct client *c, int dev, int limit,
 	return r;
 }
 
-int localmem_launch(struct axond *d, struct client *c, struct func *f)
+/*
+ * The first launch of a kernel that calls malloc: the driver reserves the
+ * heap in force. One the client set is charged in full already; the
+ * default one (never set) is charged here.
+ */
+static int spend_heap(struct axond *d, struct client *c, struct localmem *lm)
 {
-	int dev = f->module->ctx->device;
-	struct localmem *lm = &c->local[dev];
-	uint64_t frame, need;
+	uint64_t cost = localmem_heap_cost(lm->heap), need;
 
+	need = cost > lm->heap_charged ? cost - lm->heap_charged : 0;
+	if (take(d, c, need, false))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lm->heap_charged += need;
+	lm->heap_spent = true;
+	return CUDA_SUCCESS;
+}
+
+uint64_t localmem_frame(struct axond *d, struct func *f)
+{
 	if (!f->local_known) {
 		int64_t v = 0;
 
@@ -291,19 +305,44 @@ int localmem_launch(struct axond *d, struct client *c, struct func *f)
 		f->local_size = (uint64_t)v;
 		f->local_known = true;
 	}
-	if (!f->local_size || !d->backend->ctx_limit)
+	return f->local_size;
+}
+
+int localmem_charge_launch(struct axond *d, struct client *c, int dev, uint64_t frame,
+			   bool heap)
+{
+	struct localmem *lm = &c->local[dev];
+	uint64_t grown = 0;
+
+	heap = heap && !lm->heap_spent;
+	if (!frame && !heap)
 		return CUDA_SUCCESS;
 	if (load(d, c, dev, lm))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	if (f->local_size <= lm->stack)
-		return CUDA_SUCCESS;
-	frame = round_up(f->local_size, STACK_ALIGN);
-	need = stack_cost_over(d, dev, lm, frame) - stack_cost_over(d, dev, lm, lm->stack);
-	if (take(d, c, need, false))
+	if (frame > lm->stack) {
+		/* A frame larger than the stack: the driver grows it. */
+		frame = round_up(frame, STACK_ALIGN);
+		grown = stack_cost_over(d, dev, lm, frame) - stack_cost_over(d, dev, lm, lm->stack);
+		if (take(d, c, grown, false))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (heap && spend_heap(d, c, lm)) {
+		give(d, c, grown, false);
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	lm->stack_charged += need;
-	lm->stack = frame;
+	}
+	if (frame > lm->stack) {
+		lm->stack_charged += grown;
+		lm->stack = frame;
+	}
 	return CUDA_SUCCESS;
+}
+
+int localmem_launch(struct axond *d, struct client *c, struct func *f)
+{
+	if (!d->backend->ctx_limit)
+		return CUDA_SUCCESS;
+	return localmem_charge_launch(d, c, f->module->ctx->device, localmem_frame(d, f),
+				      f->calls & SIM_IMAGE_CALLS_MALLOC);
 }
 
 uint32_t localmem_calls_charged(const struct client *c, int dev)

@@ -28,6 +28,7 @@ struct localmem {
 	uint64_t stack_base;	/* a fresh context's, in its context charge */
 	uint64_t stack_charged;	/* device memory, of c->local_mem */
 	uint64_t heap_charged;	/* device memory, of c->local_mem */
+	bool heap_spent;	/* a kernel calling malloc was launched */
 	uint64_t fifo_base;	/* the FIFO a fresh context has */
 	uint64_t fifo_pinned;	/* host memory, of c->host_pinned */
 	uint32_t calls;		/* SIM_IMAGE_CALLS_* whose reserve is charged */
@@ -50,10 +51,21 @@ int localmem_limit(struct axond *d, struct client *c, int dev, int limit,
 
 /*
  * Before a launch of f: a frame larger than the stack in force makes the
- * driver grow the stack to it, at the launch, for good; charged here.
- * CUDA_SUCCESS or CUDA_ERROR_OUT_OF_MEMORY (nothing charged).
+ * driver grow the stack to it, at the launch, for good; the first launch
+ * of a kernel that calls malloc makes it reserve the heap in force (one
+ * the client set is charged already, the default one is not). Charged
+ * here. CUDA_SUCCESS or CUDA_ERROR_OUT_OF_MEMORY (nothing charged).
  */
 int localmem_launch(struct axond *d, struct client *c, struct func *f);
+/* f's frame (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES), read from the backend
+ * once. */
+uint64_t localmem_frame(struct axond *d, struct func *f);
+/*
+ * What localmem_launch does for a launch on dev whose largest frame is
+ * frame and, with heap, that runs a kernel calling malloc (a graph's).
+ */
+int localmem_charge_launch(struct axond *d, struct client *c, int dev, uint64_t frame,
+			   bool heap);
 
 /*
  * Device memory the driver reserves in a context at the first load of a

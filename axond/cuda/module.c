@@ -52,9 +52,10 @@ static uint64_t granules_of(uint64_t bytes)
  * its __device__ and __constant__ data as the image declares them (read by
  * the loader's own parser, sim/image.h, which picks the entry an sm_90
  * device runs, as the driver does), in whole granules; chargecheck on the
- * H200 finds it exact. False for an image the parser does not know.
+ * H200 finds it exact. The parsed image is kept in cm (its kernels' calls,
+ * read at each lookup). False for an image the parser does not know.
  */
-static bool image_globals_mem(const void *image, size_t len, uint64_t *mem,
+static bool image_globals_mem(struct cu_module *cm, const void *image, size_t len,
 			      uint32_t *calls)
 {
 	struct sim_image *img;
@@ -72,8 +73,9 @@ static bool image_globals_mem(const void *image, size_t len, uint64_t *mem,
 		}
 		sum += img->globals[i].size;
 	}
-	sim_image_free(img);
-	*mem = granules_of(sum);
+	sim_image_free(cm->img);
+	cm->img = img;
+	cm->mem = granules_of(sum);
 	return true;
 }
 
@@ -100,7 +102,7 @@ int cuda_module_parse(struct axond *d, struct client *c, void *priv,
 	 * before the load (localmem.h), so the caller charges and comes back.
 	 * An image the parser does not know is measured below instead.
 	 */
-	parsed = image_globals_mem(image, len, &cm->mem, calls);
+	parsed = image_globals_mem(cm, image, len, calls);
 	if (parsed && (*calls & ~calls_charged))
 		return 0;
 	cm->prints = cu_image_may_print(image, len);
@@ -171,6 +173,7 @@ void cuda_module_discard(struct axond *d, struct client *c, void *priv)
 		vd.cuModuleUnload(cm->mod);
 		cuda_leave();
 	}
+	sim_image_free(cm->img);
 	free(cm);
 }
 
@@ -211,6 +214,7 @@ void cuda_module_unload(struct axond *d, struct client *c, struct module *m)
 			cuda_leave();
 		}
 	}
+	sim_image_free(cm->img);
 	free(cm);
 	m->backend_priv = NULL;
 }
@@ -230,6 +234,14 @@ int cuda_module_get_func(struct axond *d, struct client *c, struct module *m,
 	if (r) {
 		cuda_leave();
 		return r;
+	}
+	/* An image the parser does not know may call malloc from any. */
+	if (cm->img) {
+		const struct sim_kernel_desc *k = sim_image_find_kernel(cm->img, name);
+
+		f->calls = k ? k->calls : cm->img->calls;
+	} else {
+		f->calls = SIM_IMAGE_CALLS_MALLOC;
 	}
 	f->info.nparams = 0;
 	f->info.args_size = 0;

@@ -25,6 +25,9 @@ struct cu_module {
 	uint64_t mem;
 	uint64_t *globals;	/* registered global addresses */
 	unsigned int nglobals, capglobals;
+	/* The image as the loader's parser read it (its kernels' calls),
+	 * NULL when the parser does not know it. */
+	struct sim_image *img;
 };
 
 /* backend.h's module and function hooks. */

@@ -27,6 +27,8 @@
 #include "graphclient.h"
 #include "graphrefs.h"
 #include "../graph.h"
+#include "../localmem.h"
+#include "../sim/image.h"
 #include "../stats.h"
 
 #define GRAPH_MAX	(1u << 16)	/* graphs, and execs, per client */
@@ -203,10 +205,40 @@ int32_t op_graph_launch_prep(struct op_ctx *o)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * Its kernels' frames and heap, as their own launches would be charged
+ * (localmem.h): the largest frame grows the stack, a kernel that calls
+ * malloc spends the heap. The functions were checked in the prep.
+ */
+static int32_t graph_launch_charge(struct op_ctx *o, const struct graph_exec *x)
+{
+	uint64_t frame = 0;
+	bool heap = false;
+	uint32_t i;
+
+	if (!o->d->backend->ctx_limit)
+		return CUDA_SUCCESS;
+	for (i = 0; i < x->refs.nfuncs; i++) {
+		struct func *f = func_lookup(o->c, x->refs.funcs[i]);
+		uint64_t fr;
+
+		if (!f)
+			return CUDA_ERROR_INVALID_HANDLE;
+		fr = localmem_frame(o->d, f);
+		if (fr > frame)
+			frame = fr;
+		heap |= (f->calls & SIM_IMAGE_CALLS_MALLOC) != 0;
+	}
+	return localmem_charge_launch(o->d, o->c, x->device, frame, heap);
+}
+
 enum op_status op_graph_launch_issue(struct op_ctx *o)
 {
 	struct work *w;
 
+	o->res = graph_launch_charge(o, op_req(o, struct graph_req)->exec);
+	if (o->res)
+		return OP_COMPLETE;
 	w = work_new(o, WORK_GRAPH_LAUNCH);
 	if (!w) {
 		o->res = CUDA_ERROR_OUT_OF_MEMORY;

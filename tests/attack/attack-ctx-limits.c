@@ -30,6 +30,13 @@
  *            kept after the unload, as the driver keeps it; a load the
  *            quota cannot hold is OUT_OF_MEMORY with nothing charged,
  *            and a module that calls neither still loads
+ *   heap at launch  a client that never sets the heap: the driver
+ *            reserves the default one (8 MiB, 10 with its header in
+ *            2 MiB pages) at the first launch of a kernel that calls
+ *            malloc; charged then, once, and not for a kernel of the same
+ *            module that does not call it; a launch the quota cannot hold
+ *            is OUT_OF_MEMORY with nothing charged (it was launched
+ *            uncharged before)
  *   hostile  a stale context, a limit that spends nothing, unknown flags,
  *            a value on a read, a stack past 512 KiB: refused, nothing
  *            charged
@@ -298,6 +305,89 @@ START_TEST(runtime)
 }
 END_TEST
 
+/* A module with kernels m (calls malloc) and p (calls nothing). */
+static const char heap_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".extern .func (.param .b64 func_retval0) malloc\n(\n\t.param .b64 p0\n)\n;\n"
+	".visible .entry m(.param .u64 m_param_0)\n{\n"
+	"\t.reg .b64 %rd<2>;\n\t{\n\t.param .b64 p0;\n\t.param .b64 r0;\n"
+	"\tcall.uni (r0), malloc, (p0);\n\t}\n\tret;\n}\n"
+	".visible .entry p(.param .u64 p_param_0)\n{\n\tret;\n}\n";
+
+static uint64_t heap_func(struct axon_ring *r, uint64_t mod, const char *name)
+{
+	struct axon_sqe s = { 0 };
+	uint64_t fn = 0;
+
+	strcpy((char *)r->data, name);
+	axon_prep_obj(&s, AXON_OP_MODULE_GET_FUNC, mod, 0, 0);
+	s.obj.data_len = sizeof(struct axon_func_info);
+	ck_assert_int_eq(h_ring_res(r, &s, &fn, NULL), CUDA_SUCCESS);
+	return fn;
+}
+
+#define EX_OFF	(1u << 20)
+
+/* LAUNCH_EX of fn(0) on one thread; the CQE's res. */
+static int32_t heap_launch(struct axon_ring *r, uint64_t stream, uint64_t fn)
+{
+	struct axon_launch_ex *x = (void *)(r->data + EX_OFF);
+	struct axon_sqe s = { 0 };
+
+	memset(x, 0, sizeof(*x) + 8);
+	x->grid[0] = x->grid[1] = x->grid[2] = 1;
+	x->block[0] = x->block[1] = x->block[2] = 1;
+	x->args_off = sizeof(*x);
+	axon_prep_obj(&s, AXON_OP_LAUNCH_EX, fn, 0, 0);
+	s.stream = stream;
+	s.obj.data_off = EX_OFF;
+	s.obj.data_len = x->args_off + 8;
+	return h_ring_res(r, &s, NULL, NULL);
+}
+
+START_TEST(heap_at_launch)
+{
+	struct axon_ring r;
+	uint64_t ctx, stream, mod, m, p;
+	struct axon_sqe s = { 0 };
+
+	ck_assert_int_eq(h_ring_connect(&r, &h_daemon), 0);
+	ck_assert_int_eq(h_ring_ctx_create(&r, &ctx, &stream), 0);
+	memcpy(r.data, heap_ptx, sizeof(heap_ptx));
+	axon_prep_obj(&s, AXON_OP_MODULE_LOAD, ctx, 0, 0);
+	s.obj.data_len = sizeof(heap_ptx);
+	ck_assert_int_eq(h_ring_res(&r, &s, &mod, NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE);
+	m = heap_func(&r, mod, "m");
+	p = heap_func(&r, mod, "p");
+	/* p does not call malloc: nothing */
+	heap_launch(&r, stream, p);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE);
+	/* Room for 8 MiB more only: m's first launch needs 10. */
+	ck_assert_int_eq(h_ring_map(&r, ctx, 0, CLIENT_MEM - MALLOC_RESERVE - 8 * MIB, NULL), 0);
+	ck_assert_int_eq(heap_launch(&r, stream, m), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE);
+	ck_assert_uint_eq(client_u64(&r, "bytes_mapped"), CLIENT_MEM - 8 * MIB);
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+
+	/* With room: charged at the first launch, once. */
+	ck_assert_int_eq(h_ring_connect(&r, &h_daemon), 0);
+	ck_assert_int_eq(h_ring_ctx_create(&r, &ctx, &stream), 0);
+	memcpy(r.data, heap_ptx, sizeof(heap_ptx));
+	axon_prep_obj(&s, AXON_OP_MODULE_LOAD, ctx, 0, 0);
+	s.obj.data_len = sizeof(heap_ptx);
+	ck_assert_int_eq(h_ring_res(&r, &s, &mod, NULL), CUDA_SUCCESS);
+	m = heap_func(&r, mod, "m");
+	ck_assert_int_ne(heap_launch(&r, stream, m), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE + 10 * MIB);
+	ck_assert_int_ne(heap_launch(&r, stream, m), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(client_u64(&r, "local_mem"), MALLOC_RESERVE + 10 * MIB);
+	axon_close(&r);
+	ck_assert_int_eq(h_wait_idle(&h_daemon, H_MS(5000)), 0);
+}
+END_TEST
+
 START_TEST(hostile)
 {
 	struct axon_ring r;
@@ -329,6 +419,7 @@ static void add(TCase *tc)
 	tcase_add_test(tc, heap);
 	tcase_add_test(tc, fifo);
 	tcase_add_test(tc, runtime);
+	tcase_add_test(tc, heap_at_launch);
 	tcase_add_test(tc, hostile);
 }
 
